@@ -1,0 +1,3 @@
+import { packageProject } from "@cg/tooling-vitest";
+
+export default packageProject("@cg/cli");

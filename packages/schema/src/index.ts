@@ -1,0 +1,4 @@
+export { SCHEMA, type SchemaVersion } from "./schema-version.js";
+export * from "./enums.js";
+export * from "./u64.js";
+export * from "./events.js";

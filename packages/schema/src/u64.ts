@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/** Largest value of a wire u64 field: 2^64 − 1. */
+export const U64_MAX = 18446744073709551615n;
+
+/**
+ * A wire u64 value. Values up to `Number.MAX_SAFE_INTEGER` are plain numbers; larger ones are
+ * exact `bigint`s, so nothing is ever rounded (spec §5.2). Decoders normalise: a value that fits in
+ * a safe integer is always a `number`.
+ */
+export const U64 = z.union([
+  z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  z.bigint().min(0n).max(U64_MAX),
+]);
+export type U64 = number | bigint;
+
+/** Normalises an exact integer to the U64 representation (number when safe, else bigint). */
+export function normalizeU64(value: bigint): U64 {
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
+/** Exact bigint view of a U64. */
+export function u64ToBigInt(value: U64): bigint {
+  return typeof value === "bigint" ? value : BigInt(value);
+}
+
+/** True when `value` is a valid U64 (safe non-negative integer, or bigint in range). */
+export function isU64(value: unknown): value is U64 {
+  if (typeof value === "number") return Number.isSafeInteger(value) && value >= 0 && !Object.is(value, -0);
+  if (typeof value === "bigint") return value >= 0n && value <= U64_MAX;
+  return false;
+}
+
+/** Exact comparison of two U64 values: negative, zero or positive. */
+export function compareU64(left: U64, right: U64): number {
+  if (typeof left === "number" && typeof right === "number") return left - right;
+  const a = u64ToBigInt(left);
+  const b = u64ToBigInt(right);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Saturating addition at 2^64 − 1, exact at every size. */
+export function addU64Saturating(left: U64, right: U64): U64 {
+  if (typeof left === "number" && typeof right === "number") {
+    const sum = left + right;
+    if (sum <= Number.MAX_SAFE_INTEGER) return sum;
+  }
+  const sum = u64ToBigInt(left) + u64ToBigInt(right);
+  return normalizeU64(sum > U64_MAX ? U64_MAX : sum);
+}
+
+/** Saturating subtraction at 0. */
+export function subtractU64Saturating(left: U64, right: U64): U64 {
+  if (typeof left === "number" && typeof right === "number") return left > right ? left - right : 0;
+  const difference = u64ToBigInt(left) - u64ToBigInt(right);
+  return difference > 0n ? normalizeU64(difference) : 0;
+}
+
+/** Decimal digits of a U64 (exact; never an exponent). */
+export function formatU64(value: U64): string {
+  return typeof value === "bigint" ? value.toString() : String(value);
+}

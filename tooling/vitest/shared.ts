@@ -1,0 +1,41 @@
+// Shared vitest settings: tests import sibling packages from their sources, so a change in one
+// package is seen by the tests of another without rebuilding. Packaging is tested separately
+// (pack-and-install tests run against the built tarballs).
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineProject, type UserWorkspaceConfig } from "vitest/config";
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+export const sourceAliases = [
+  {
+    // @cg/<name>/<subpath> -> packages/<name>/src/<subpath>.ts
+    find: /^@cg\/([a-z0-9-]+)\/([a-z0-9-]+)$/,
+    replacement: `${repoRoot}/packages/$1/src/$2.ts`,
+  },
+  {
+    find: /^@cg\/([a-z0-9-]+)$/,
+    replacement: `${repoRoot}/packages/$1/src/index.ts`,
+  },
+];
+
+export const fixturesDir = resolve(repoRoot, "../shared/fixtures/trace6");
+if (!existsSync(fixturesDir)) {
+  // Tests read the shared fixtures from ../shared beside the repository (CI lays it there too).
+  console.warn(`fixtures not found at ${fixturesDir}`);
+}
+
+export function packageProject(name: string, extra: UserWorkspaceConfig["test"] = {}) {
+  return defineProject({
+    resolve: { alias: sourceAliases },
+    test: {
+      name,
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      typecheck: { enabled: true, include: ["src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      ...extra,
+    },
+  });
+}
