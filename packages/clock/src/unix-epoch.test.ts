@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { newRunId, unixEpochNs } from "./unix-epoch.js";
+
+describe("unixEpochNs", () => {
+  it("is close to Date.now() in nanoseconds", () => {
+    const before = BigInt(Date.now()) * 1_000_000n;
+    const value = unixEpochNs();
+    const after = BigInt(Date.now() + 1) * 1_000_000n;
+    // Calibration error is below 1 µs; allow 2 ms for clock granularity and scheduling.
+    expect(value).toBeGreaterThanOrEqual(before - 2_000_000n);
+    expect(value).toBeLessThanOrEqual(after + 2_000_000n);
+  });
+
+  it("never decreases and has sub-millisecond resolution", () => {
+    let previous = unixEpochNs();
+    let sawSubMillisecond = false;
+    for (let index = 0; index < 10_000; index++) {
+      const value = unixEpochNs();
+      expect(value >= previous).toBe(true);
+      if (value % 1_000_000n !== 0n) sawSubMillisecond = true;
+      previous = value;
+    }
+    expect(sawSubMillisecond).toBe(true);
+  });
+});
+
+describe("newRunId", () => {
+  it("is run-<pid>-<unix ns>", () => {
+    const id = newRunId();
+    const match = /^run-(\d+)-(\d+)$/.exec(id);
+    expect(match).not.toBeNull();
+    expect(Number(match?.[1])).toBe(process.pid);
+    const ns = BigInt(match?.[2] ?? "0");
+    const nowNs = BigInt(Date.now()) * 1_000_000n;
+    const distance = ns > nowNs ? ns - nowNs : nowNs - ns;
+    expect(distance < 5_000_000n).toBe(true);
+  });
+
+  it("differs between consecutive calls", () => {
+    expect(newRunId()).not.toBe(newRunId());
+  });
+});
