@@ -1,3 +1,3 @@
-import { packageProject } from "@cg/tooling-vitest";
+import { packageProject } from "../../tooling/vitest/shared.ts";
 
 export default packageProject("@cg/memory");

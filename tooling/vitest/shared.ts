@@ -1,14 +1,15 @@
 // Shared vitest settings: tests import sibling packages from their sources, so a change in one
 // package is seen by the tests of another without rebuilding. Packaging is tested separately
 // (pack-and-install tests run against the built tarballs).
-import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineProject, type UserWorkspaceConfig } from "vitest/config";
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const toolingDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(toolingDir, "../..");
 
 export const sourceAliases = [
+  { find: /^@cg\/tooling-vitest$/, replacement: `${toolingDir}/fixtures.ts` },
   {
     // @cg/<name>/<subpath> -> packages/<name>/src/<subpath>.ts
     find: /^@cg\/([a-z0-9-]+)\/([a-z0-9-]+)$/,
@@ -19,12 +20,6 @@ export const sourceAliases = [
     replacement: `${repoRoot}/packages/$1/src/index.ts`,
   },
 ];
-
-export const fixturesDir = resolve(repoRoot, "../shared/fixtures/trace6");
-if (!existsSync(fixturesDir)) {
-  // Tests read the shared fixtures from ../shared beside the repository (CI lays it there too).
-  console.warn(`fixtures not found at ${fixturesDir}`);
-}
 
 export function packageProject(name: string, extra: UserWorkspaceConfig["test"] = {}) {
   return defineProject({

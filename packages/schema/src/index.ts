@@ -1,5 +1,29 @@
-export { SCHEMA, type SchemaVersion } from "./schema-version.js";
+export { brandCheck, CgError, type CgErrorOptions } from "./cg-error.js";
+export { compareCodePoints } from "./code-point-order.js";
+export { decodeTraceLine } from "./decode-trace-line.js";
+export {
+  encodeDeviceMemoryEvent,
+  encodeEdgeEvent,
+  encodeGradientEvent,
+  encodeMemoryEvent,
+  encodeMetaEvent,
+  encodeOpEvent,
+  encodeSpanEndEvent,
+  encodeSpanStartEvent,
+  encodeTags,
+  encodeTensorEvent,
+  encodeTraceEvent,
+} from "./encode-events.js";
+export { formatCanonicalFloat } from "./encode-float.js";
+export { encodeJsonString } from "./encode-string.js";
 export * from "./enums.js";
-export * from "./u64.js";
 export * from "./events.js";
-export { CgError, type CgErrorOptions, brandCheck } from "./cg-error.js";
+export {
+  type DecodeLineResult,
+  LINE_ERROR_CODES,
+  type LineDecodeError,
+  type LineErrorCode,
+} from "./line-decode-error.js";
+export { SCHEMA, type SchemaVersion } from "./schema-version.js";
+export { isTraceWhiteSpace, trimTraceLine } from "./trim-trace-line.js";
+export * from "./u64.js";
