@@ -20,7 +20,9 @@ export class CgError extends Error {
   }
 
   static isInstance(value: unknown): value is CgError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[CG_ERROR] === true;
+    return (
+      typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[CG_ERROR] === true
+    );
   }
 }
 
