@@ -1,0 +1,204 @@
+// Chunked line framing (spec §4.1, §4.2) without `readline`. Whole chunks are decoded at once for
+// speed: bytes are cut at the chunk's last LF, so no UTF-8 sequence is ever split, and the rest is
+// carried into the next chunk. Line numbers are not tracked here: every piece stands for a run of
+// physical lines in order, and the consumer counts them.
+
+/** Complete lines, each terminated by "\n" — except a final piece flagged `unterminated`. */
+export interface TextPiece {
+  readonly type: "text";
+  readonly text: string;
+  /** True only for the last line of the source when it has no terminating LF. */
+  readonly unterminated: boolean;
+}
+
+/** One physical line that is not valid UTF-8. */
+export interface InvalidUtf8Piece {
+  readonly type: "invalid_utf8";
+}
+
+/** One physical line longer than the limit; its bytes were dropped, not buffered. */
+export interface TooLongPiece {
+  readonly type: "too_long";
+  readonly length: number;
+}
+
+export type LinePiece = TextPiece | InvalidUtf8Piece | TooLongPiece;
+
+const LF = 10;
+
+function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const joined = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
+/** Splits UTF-8 bytes into lines; decoding is strict and keeps a leading BOM (it must fail line 1). */
+export class ByteLineSplitter {
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  readonly #maxLineLength: number;
+  #pending: Uint8Array[] = [];
+  #pendingLength = 0;
+  #skipping = false;
+
+  constructor(maxLineLength: number) {
+    this.#maxLineLength = maxLineLength;
+  }
+
+  push(chunk: Uint8Array, pieces: LinePiece[]): void {
+    let offset = 0;
+    if (this.#skipping) {
+      const lineFeed = chunk.indexOf(LF);
+      if (lineFeed === -1) return;
+      offset = lineFeed + 1;
+      this.#skipping = false;
+    }
+    const lastLineFeed = chunk.lastIndexOf(LF);
+    if (lastLineFeed < offset) {
+      this.#hold(chunk.subarray(offset), pieces);
+      return;
+    }
+    let region = chunk.subarray(offset, lastLineFeed + 1);
+    if (this.#pendingLength > 0) {
+      this.#pending.push(region);
+      region = concatBytes(this.#pending, this.#pendingLength + region.length);
+    }
+    this.#pending = [];
+    this.#pendingLength = 0;
+    this.#decodeInto(region, false, pieces);
+    if (lastLineFeed + 1 < chunk.length) {
+      // Copy: some streams reuse their chunk buffers.
+      this.#hold(chunk.slice(lastLineFeed + 1), pieces);
+    }
+  }
+
+  end(pieces: LinePiece[]): void {
+    if (this.#skipping || this.#pendingLength === 0) return;
+    const rest = concatBytes(this.#pending, this.#pendingLength);
+    this.#pending = [];
+    this.#pendingLength = 0;
+    this.#decodeInto(rest, true, pieces);
+  }
+
+  #hold(bytes: Uint8Array, pieces: LinePiece[]): void {
+    if (bytes.length === 0) return;
+    this.#pending.push(bytes);
+    this.#pendingLength += bytes.length;
+    if (this.#pendingLength > this.#maxLineLength) {
+      pieces.push({ type: "too_long", length: this.#pendingLength });
+      this.#pending = [];
+      this.#pendingLength = 0;
+      this.#skipping = true;
+    }
+  }
+
+  #decodeInto(region: Uint8Array, final: boolean, pieces: LinePiece[]): void {
+    try {
+      pieces.push({ type: "text", text: this.#decoder.decode(region), unterminated: final });
+    } catch {
+      this.#decodeLineByLine(region, final, pieces);
+    }
+  }
+
+  /** Slow path after a decode failure: find which physical lines hold the bad bytes. */
+  #decodeLineByLine(region: Uint8Array, final: boolean, pieces: LinePiece[]): void {
+    let good = "";
+    let start = 0;
+    while (start < region.length) {
+      const lineFeed = region.indexOf(LF, start);
+      const end = lineFeed === -1 ? region.length : lineFeed + 1;
+      try {
+        good += this.#decoder.decode(region.subarray(start, end));
+      } catch {
+        if (good.length > 0) pieces.push({ type: "text", text: good, unterminated: false });
+        good = "";
+        pieces.push({ type: "invalid_utf8" });
+      }
+      start = end;
+    }
+    if (good.length > 0)
+      pieces.push({ type: "text", text: good, unterminated: final && !good.endsWith("\n") });
+  }
+}
+
+/** The same framing for already decoded text chunks; lone surrogates count as invalid UTF-8. */
+export class TextLineSplitter {
+  readonly #maxLineLength: number;
+  #pending = "";
+  #skipping = false;
+
+  constructor(maxLineLength: number) {
+    this.#maxLineLength = maxLineLength;
+  }
+
+  push(chunk: string, pieces: LinePiece[]): void {
+    let offset = 0;
+    if (this.#skipping) {
+      const lineFeed = chunk.indexOf("\n");
+      if (lineFeed === -1) return;
+      offset = lineFeed + 1;
+      this.#skipping = false;
+    }
+    const lastLineFeed = chunk.lastIndexOf("\n");
+    if (lastLineFeed < offset) {
+      this.#hold(chunk.slice(offset), pieces);
+      return;
+    }
+    const region = this.#pending + chunk.slice(offset, lastLineFeed + 1);
+    this.#pending = "";
+    pushCheckedText(region, false, pieces);
+    if (lastLineFeed + 1 < chunk.length) this.#hold(chunk.slice(lastLineFeed + 1), pieces);
+  }
+
+  end(pieces: LinePiece[]): void {
+    if (this.#skipping || this.#pending.length === 0) return;
+    const rest = this.#pending;
+    this.#pending = "";
+    pushCheckedText(rest, true, pieces);
+  }
+
+  #hold(text: string, pieces: LinePiece[]): void {
+    if (text.length === 0) return;
+    this.#pending += text;
+    if (this.#pending.length > this.#maxLineLength) {
+      pieces.push({ type: "too_long", length: this.#pending.length });
+      this.#pending = "";
+      this.#skipping = true;
+    }
+  }
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function isWellFormedText(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  return native ? native.call(text) : !LONE_SURROGATE.test(text);
+}
+
+/** Pushes decoded text, splitting out lines that hold lone surrogates (not encodable as UTF-8). */
+export function pushCheckedText(text: string, final: boolean, pieces: LinePiece[]): void {
+  if (isWellFormedText(text)) {
+    if (text.length > 0) pieces.push({ type: "text", text, unterminated: final && !text.endsWith("\n") });
+    return;
+  }
+  let good = "";
+  let start = 0;
+  while (start < text.length) {
+    const lineFeed = text.indexOf("\n", start);
+    const end = lineFeed === -1 ? text.length : lineFeed + 1;
+    const line = text.slice(start, end);
+    if (isWellFormedText(line)) {
+      good += line;
+    } else {
+      if (good.length > 0) pieces.push({ type: "text", text: good, unterminated: false });
+      good = "";
+      pieces.push({ type: "invalid_utf8" });
+    }
+    start = end;
+  }
+  if (good.length > 0) pieces.push({ type: "text", text: good, unterminated: final && !good.endsWith("\n") });
+}

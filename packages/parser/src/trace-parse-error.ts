@@ -1,0 +1,67 @@
+import { brandCheck, CgError } from "@cg/schema";
+
+/**
+ * Stable codes of reader failures. Line-stage codes come from `decodeTraceLine` of @cg/schema
+ * (spec §8.2); the rest are framing, structural (spec §8.3) and recovery codes.
+ */
+export type TraceParseErrorCode =
+  | "invalid_json"
+  | "number_out_of_range"
+  | "missing_field"
+  | "duplicate_field"
+  | "unknown_variant"
+  | "expected_u64"
+  | "expected_usize"
+  | "invalid_type"
+  | "invalid_utf8"
+  | "line_too_long"
+  | "truncated"
+  | "meta_not_first"
+  | "missing_meta"
+  | "unsupported_schema"
+  | "duplicate_span_start"
+  | "unknown_span_end"
+  | "duplicate_span_end"
+  | "read_failed"
+  | (string & {});
+
+/** Processing stage of the failure, as in the fixture manifest: a single line, or the event stream. */
+export type TraceParseStage = "line" | "stream";
+
+export interface TraceParseErrorOptions {
+  message: string;
+  cause?: unknown;
+  code: TraceParseErrorCode;
+  stage: TraceParseStage;
+  /** 1-based physical line (blank lines count); `undefined` when no line causes it (missing meta). */
+  line?: number | undefined;
+  /** 0-based index among non-blank lines; `undefined` where the reference gives none. */
+  index?: number | undefined;
+  /** The source's file path or label, when known. */
+  file?: string | undefined;
+  /** Dotted path of the offending field for schema failures, e.g. `shape[1]`. */
+  field?: string | undefined;
+}
+
+/** A trace file (or one of its lines) that cannot be read as `candle-graph/trace/6`. */
+export class TraceParseError extends CgError {
+  override readonly name = "TraceParseError";
+  readonly code: TraceParseErrorCode;
+  readonly stage: TraceParseStage;
+  readonly line: number | undefined;
+  readonly index: number | undefined;
+  readonly file: string | undefined;
+  readonly field: string | undefined;
+
+  constructor(options: TraceParseErrorOptions) {
+    super({ message: options.message, cause: options.cause });
+    this.code = options.code;
+    this.stage = options.stage;
+    this.line = options.line;
+    this.index = options.index;
+    this.file = options.file;
+    this.field = options.field;
+  }
+
+  static isInstance = brandCheck<TraceParseError>("TraceParseError");
+}
