@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "examples/*"],
+    projects: ["packages/*", "examples/*", "tests"],
     reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
   },
 });
