@@ -1,4 +1,15 @@
+export { type AnalyzeMemoryInput, type AnalyzeMemoryOptions, analyzeMemory } from "./analyze-memory.js";
 export { categoryForStep } from "./category-for-step.js";
 export { dtypeSizeBytes, isKnownDtype, trimUnicodeWhiteSpace } from "./dtype-size.js";
+export type {
+  CategoryBytes,
+  DeviceMemorySummary,
+  MemoryAnalysis,
+  MemoryAnalysisCompat,
+  MemoryTimelinePoint,
+  PeakAllocation,
+} from "./memory-analysis-types.js";
+export { compareMemoryEvents, sortMemoryEvents } from "./memory-event-order.js";
 export { MemoryInputError, type MemoryInputErrorOptions } from "./memory-input-error.js";
+export { MemoryTimeline, type MemoryTimelineOptions } from "./memory-timeline.js";
 export { elementCount, multiplyU64Saturating, resolveStorageBytes, storageBytes } from "./storage-bytes.js";

@@ -1,0 +1,59 @@
+// The manifest's `memory_analysis` expectation for every valid/ and health/ fixture.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type DeviceMemoryEvent,
+  decodeTraceLine,
+  type MemoryEvent,
+  type SpanStartEvent,
+  trimTraceLine,
+} from "@cg/schema";
+import { fixturesDir } from "@cg/tooling-vitest";
+import { describe, expect, it } from "vitest";
+import { analyzeMemory } from "./analyze-memory.js";
+
+interface ManifestEntry {
+  file: string;
+  expect: "valid" | "parse_error" | "health";
+  memory_analysis?: Record<string, unknown> & { peak_breakdown: string[] };
+}
+
+const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+  fixtures: ManifestEntry[];
+};
+const cases = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
+
+function readFixture(file: string) {
+  const memory: MemoryEvent[] = [];
+  const deviceMemory: DeviceMemoryEvent[] = [];
+  const spans: SpanStartEvent[] = [];
+  const lines = readFileSync(join(fixturesDir, file), "utf8").split("\n");
+  lines.forEach((line, index) => {
+    const trimmed = trimTraceLine(line);
+    if (trimmed === "") return;
+    const decoded = decodeTraceLine(trimmed);
+    if (!decoded.ok) throw new Error(`${file}:${index + 1}: ${decoded.error.message}`);
+    const event = decoded.event;
+    if (event.kind === "memory") memory.push(event);
+    else if (event.kind === "device_memory") deviceMemory.push(event);
+    else if (event.kind === "span_start") spans.push(event);
+  });
+  return { memory, device_memory: deviceMemory, spans };
+}
+
+describe("analyzeMemory against the fixture manifest", () => {
+  it("covers every valid and health fixture", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(23);
+    expect(cases.every((entry) => entry.memory_analysis !== undefined)).toBe(true);
+  });
+
+  it.each(cases.map((entry) => [entry.file, entry] as const))("%s", (_file, entry) => {
+    const input = readFixture(entry.file);
+    const result = analyzeMemory(input);
+    const { peak_breakdown: breakdown, ...expected } = entry.memory_analysis ?? { peak_breakdown: [] };
+    expect(result).toMatchObject(expected);
+    expect(Object.keys(result.peak_by_category)).toEqual(Object.keys(expected.peak_by_category as object));
+    expect(result.peak_breakdown.map((allocation) => allocation.tensor_id)).toEqual(breakdown);
+    expect(result.timeline).toHaveLength(input.memory.length);
+  });
+});

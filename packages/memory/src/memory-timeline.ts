@@ -1,0 +1,319 @@
+import {
+  addU64Saturating,
+  compareCodePoints,
+  compareU64,
+  type DeviceMemoryEvent,
+  type ExecutionStep,
+  isU64,
+  MEMORY_CATEGORIES,
+  type MemoryCategory,
+  type MemoryEvent,
+  subtractU64Saturating,
+  type U64,
+} from "@cg/schema";
+import type {
+  CategoryBytes,
+  DeviceMemorySummary,
+  MemoryAnalysis,
+  MemoryAnalysisCompat,
+  MemoryTimelinePoint,
+  PeakAllocation,
+} from "./memory-analysis-types.js";
+import { MemoryInputError } from "./memory-input-error.js";
+
+export interface MemoryTimelineOptions {
+  /** Keep one point per event (default true). A streaming summary of a huge file should pass false. */
+  timeline?: boolean;
+  /** Default `"reference"`; see {@link MemoryAnalysisCompat}. */
+  compat?: MemoryAnalysisCompat;
+  /** The `step` a span carries itself (not inherited), for `autograd_retained_bytes`; see also `addSpan`. */
+  spanStep?: (spanId: string) => ExecutionStep | undefined;
+}
+
+interface LiveAllocation extends PeakAllocation {
+  /** Index of the event that created it, to tell whether it was live at the peak. */
+  sequence: number;
+}
+
+interface DeviceState {
+  device: string;
+  live: U64;
+  /** Indexed like MEMORY_CATEGORIES (byte order); undefined = never touched on this device. */
+  categories: (U64 | undefined)[];
+  peak: U64;
+  peakTimestamp: U64;
+  allocCount: number;
+  freeCount: number;
+}
+
+const CATEGORY_INDEX: Readonly<Record<MemoryCategory, number>> = {
+  activation: 0,
+  gradient: 1,
+  optimizer: 2,
+  other: 3,
+  parameter: 4,
+};
+const ACTIVATION = CATEGORY_INDEX.activation;
+
+function categoryIndex(category: MemoryCategory, sequence: number): number {
+  const index = CATEGORY_INDEX[category];
+  if (index === undefined) {
+    throw new MemoryInputError({
+      message: `memory event #${sequence}: category must be one of ${MEMORY_CATEGORIES.join(", ")}, got ${String(category)}`,
+      path: `memory[${sequence}].category`,
+    });
+  }
+  return index;
+}
+
+function categoryBytes(categories: readonly (U64 | undefined)[]): CategoryBytes {
+  const result: CategoryBytes = {};
+  for (let index = 0; index < MEMORY_CATEGORIES.length; index++) {
+    const bytes = categories[index];
+    if (bytes !== undefined) result[MEMORY_CATEGORIES[index] as MemoryCategory] = bytes;
+  }
+  return result;
+}
+
+function requireU64(value: unknown, sequence: number, field: string): void {
+  if (!isU64(value)) {
+    throw new MemoryInputError({
+      message: `memory event #${sequence}: ${field} must be a u64 (safe integer number or bigint in 0..2^64-1), got ${String(value)}`,
+      path: `memory[${sequence}].${field}`,
+    });
+  }
+}
+
+function comparePeakAllocations(left: PeakAllocation, right: PeakAllocation): number {
+  const byBytes = compareU64(right.bytes, left.bytes);
+  if (byBytes !== 0) return byBytes < 0 ? -1 : 1;
+  return compareCodePoints(left.tensor_id, right.tensor_id);
+}
+
+function toPeakAllocation(allocation: LiveAllocation): PeakAllocation {
+  const { sequence: _sequence, ...entry } = allocation;
+  return entry;
+}
+
+/**
+ * Incremental memory analysis (spec §11). Feed `memory` events one at a time **in analysis order**
+ * (timestamp, then alloc before free, then tensor id; see `sortMemoryEvents`) — the timeline does not
+ * sort, and fed out of order it gives different peaks. State is proportional to the devices and the
+ * live allocations (plus one point per event when the timeline is kept).
+ */
+export class MemoryTimeline {
+  readonly #keepTimeline: boolean;
+  readonly #improved: boolean;
+  readonly #spanStep: ((spanId: string) => ExecutionStep | undefined) | undefined;
+  readonly #spanSteps = new Map<string, ExecutionStep | undefined>();
+  readonly #devices = new Map<string, DeviceState>();
+  readonly #capacities = new Map<string, U64>();
+  /** Reference mode: tensor_id -> allocation. Improved mode: device -> tensor_id -> allocation. */
+  readonly #live = new Map<string, LiveAllocation>();
+  readonly #liveByDevice = new Map<string, Map<string, LiveAllocation>>();
+  readonly #points: MemoryTimelinePoint[] = [];
+  #sequence = 0;
+  #allocCount = 0;
+  #freeCount = 0;
+  #totalAllocBytes: U64 = 0;
+  #peakBytes: U64 = 0;
+  #peakTimestamp: U64 = 0;
+  #peakDevice = "";
+  #peakByCategory: CategoryBytes = {};
+  #peakSequence = -1;
+  /** Allocations live at the peak that have been removed since; with the live map they give the breakdown. */
+  #removedSincePeak: LiveAllocation[] = [];
+  #autogradRetained: U64 = 0;
+  #autogradSeen = false;
+
+  constructor(options: MemoryTimelineOptions = {}) {
+    this.#keepTimeline = options.timeline ?? true;
+    this.#improved = (options.compat ?? "reference") === "improved";
+    this.#spanStep = options.spanStep;
+  }
+
+  /** Declares a span and its own `step` (first declaration of an id wins). */
+  addSpan(span: { readonly id: string; readonly step?: ExecutionStep | undefined }): void {
+    if (!this.#spanSteps.has(span.id)) this.#spanSteps.set(span.id, span.step);
+  }
+
+  /** A `device_memory` sample: capacity is the max of `used_bytes + free_bytes` (saturating). */
+  pushDeviceSample(sample: Pick<DeviceMemoryEvent, "device" | "used_bytes" | "free_bytes">): void {
+    const capacity = addU64Saturating(sample.used_bytes, sample.free_bytes);
+    const known = this.#capacities.get(sample.device);
+    if (known === undefined || compareU64(capacity, known) > 0) this.#capacities.set(sample.device, capacity);
+  }
+
+  /** Applies one memory event (spec §11 steps 3–7). */
+  push(event: MemoryEvent): void {
+    const sequence = this.#sequence++;
+    requireU64(event.timestamp_ns, sequence, "timestamp_ns");
+    requireU64(event.bytes, sequence, "bytes");
+    const state = this.#deviceState(event.device);
+    if (event.action === "alloc") {
+      const index = categoryIndex(event.category, sequence);
+      this.#allocCount++;
+      state.allocCount++;
+      this.#totalAllocBytes = addU64Saturating(this.#totalAllocBytes, event.bytes);
+      state.live = addU64Saturating(state.live, event.bytes);
+      state.categories[index] = addU64Saturating(state.categories[index] ?? 0, event.bytes);
+      const allocation: LiveAllocation = {
+        tensor_id: event.tensor_id,
+        device: event.device,
+        bytes: event.bytes,
+        category: event.category,
+        span_id: event.span_id,
+        timestamp_ns: event.timestamp_ns,
+        sequence,
+      };
+      if (event.op_name !== undefined) allocation.op_name = event.op_name;
+      this.#setLive(allocation);
+    } else if (event.action === "free") {
+      this.#freeCount++;
+      state.freeCount++;
+      const allocation = this.#takeLive(event.device, event.tensor_id);
+      if (allocation === undefined) {
+        state.live = subtractU64Saturating(state.live, event.bytes);
+      } else {
+        // Reference: the allocation's bytes and category, taken from the *free* event's device (§17 Q5).
+        const index = CATEGORY_INDEX[allocation.category];
+        state.live = subtractU64Saturating(state.live, allocation.bytes);
+        state.categories[index] = subtractU64Saturating(state.categories[index] ?? 0, allocation.bytes);
+      }
+    } else {
+      throw new MemoryInputError({
+        message: `memory event #${sequence}: action must be "alloc" or "free", got ${String(event.action)}`,
+        path: `memory[${sequence}].action`,
+      });
+    }
+
+    if (this.#keepTimeline) {
+      this.#points.push({
+        timestamp_ns: event.timestamp_ns,
+        device: event.device,
+        live_bytes: state.live,
+        heap_bytes: state.live,
+        free_bytes: this.#improved
+          ? subtractU64Saturating(this.#capacities.get(event.device) ?? 0, state.live)
+          : 0,
+        by_category: categoryBytes(state.categories),
+      });
+    }
+    if (compareU64(state.live, state.peak) > 0) {
+      state.peak = state.live;
+      state.peakTimestamp = event.timestamp_ns;
+    }
+    if (compareU64(state.live, this.#peakBytes) > 0) {
+      this.#peakBytes = state.live;
+      this.#peakTimestamp = event.timestamp_ns;
+      this.#peakDevice = event.device;
+      this.#peakByCategory = categoryBytes(state.categories);
+      this.#peakSequence = sequence;
+      this.#removedSincePeak = [];
+    }
+    if (!this.#autogradSeen && this.#stepOf(event.span_id) === "backward") {
+      this.#autogradSeen = true;
+      this.#autogradRetained = state.categories[ACTIVATION] ?? 0;
+    }
+  }
+
+  /** The analysis of everything pushed so far. Pushing may continue afterwards. */
+  snapshot(): MemoryAnalysis {
+    const byDevice: DeviceMemorySummary[] = [...this.#devices.values()]
+      .sort((left, right) => compareCodePoints(left.device, right.device))
+      .map((state) => ({
+        device: state.device,
+        capacity_bytes: this.#capacities.get(state.device) ?? 0,
+        peak_bytes: state.peak,
+        peak_timestamp_ns: state.peakTimestamp,
+        alloc_count: state.allocCount,
+        free_count: state.freeCount,
+      }));
+    return {
+      alloc_count: this.#allocCount,
+      free_count: this.#freeCount,
+      total_alloc_bytes: this.#totalAllocBytes,
+      peak_bytes: this.#peakBytes,
+      peak_timestamp_ns: this.#peakTimestamp,
+      peak_device: this.#peakDevice,
+      peak_by_category: { ...this.#peakByCategory },
+      autograd_retained_bytes: this.#autogradRetained,
+      peak_breakdown: this.#peakBreakdown(),
+      by_device: byDevice,
+      timeline: this.#points.slice(),
+    };
+  }
+
+  /** Same as {@link snapshot}; reads better once the last event has been pushed. */
+  result(): MemoryAnalysis {
+    return this.snapshot();
+  }
+
+  #peakBreakdown(): PeakAllocation[] {
+    if (this.#peakSequence < 0) return [];
+    const entries: PeakAllocation[] = this.#removedSincePeak.map(toPeakAllocation);
+    for (const allocation of this.#liveAllocations()) {
+      if (allocation.sequence <= this.#peakSequence) entries.push(toPeakAllocation(allocation));
+    }
+    return entries.sort(comparePeakAllocations);
+  }
+
+  *#liveAllocations(): Iterable<LiveAllocation> {
+    if (!this.#improved) {
+      yield* this.#live.values();
+      return;
+    }
+    for (const perDevice of this.#liveByDevice.values()) yield* perDevice.values();
+  }
+
+  #stepOf(spanId: string): ExecutionStep | undefined {
+    if (this.#spanSteps.has(spanId)) return this.#spanSteps.get(spanId);
+    return this.#spanStep?.(spanId);
+  }
+
+  #deviceState(device: string): DeviceState {
+    let state = this.#devices.get(device);
+    if (state === undefined) {
+      state = {
+        device,
+        live: 0,
+        categories: [undefined, undefined, undefined, undefined, undefined],
+        peak: 0,
+        peakTimestamp: 0,
+        allocCount: 0,
+        freeCount: 0,
+      };
+      this.#devices.set(device, state);
+    }
+    return state;
+  }
+
+  #setLive(allocation: LiveAllocation): void {
+    let map = this.#live;
+    if (this.#improved) {
+      let perDevice = this.#liveByDevice.get(allocation.device);
+      if (perDevice === undefined) {
+        perDevice = new Map();
+        this.#liveByDevice.set(allocation.device, perDevice);
+      }
+      map = perDevice;
+    }
+    const replaced = map.get(allocation.tensor_id);
+    if (replaced !== undefined) this.#noteRemoved(replaced);
+    map.set(allocation.tensor_id, allocation);
+  }
+
+  #takeLive(device: string, tensorId: string): LiveAllocation | undefined {
+    const map = this.#improved ? this.#liveByDevice.get(device) : this.#live;
+    const allocation = map?.get(tensorId);
+    if (allocation !== undefined) {
+      map?.delete(tensorId);
+      this.#noteRemoved(allocation);
+    }
+    return allocation;
+  }
+
+  #noteRemoved(allocation: LiveAllocation): void {
+    if (allocation.sequence <= this.#peakSequence) this.#removedSincePeak.push(allocation);
+  }
+}
