@@ -1,0 +1,31 @@
+// span_start / span_end lines (spec §2.3, §2.4, key order §7.2). Ids are `s<N>` and never need
+// escaping; names are escaped by the caller once per span.
+
+/** `{"kind":"span_start",...}` + LF. `parentId` undefined only for the root. */
+export function spanStartLine(
+  id: string,
+  parentId: string | undefined,
+  nameJson: string,
+  startNs: number,
+  spanKindJson: string,
+  measured: boolean,
+  stepJson: string | undefined,
+): string {
+  return (
+    '{"kind":"span_start","id":"' +
+    id +
+    (parentId === undefined ? '","name":' : '","parent_id":"' + parentId + '","name":') +
+    nameJson +
+    ',"start_ns":' +
+    startNs +
+    ',"span_kind":' +
+    spanKindJson +
+    (measured ? ',"measured":true' : ',"measured":false') +
+    (stepJson === undefined ? "}\n" : ',"step":' + stepJson + "}\n")
+  );
+}
+
+/** `{"kind":"span_end","id":...,"duration_ns":N}` + LF. */
+export function spanEndLine(id: string, durationNs: number): string {
+  return '{"kind":"span_end","id":"' + id + '","duration_ns":' + durationNs + "}\n";
+}

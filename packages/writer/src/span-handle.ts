@@ -1,0 +1,19 @@
+/** What a span guard offers: its id, its running time, and an end usable with `using`. */
+export interface SpanHandle extends Disposable {
+  /** The span id as written on the wire (`s2`, `s3`, ...). */
+  readonly id: string;
+  /** Whether the span has been ended. */
+  readonly ended: boolean;
+  /** Nanoseconds since the span's own start instant. */
+  elapsedNs(): number;
+  /**
+   * Writes the span's `span_end`. Ending a span twice throws a TraceSessionError
+   * (`span_already_ended`). Spans may end in any order; each end is written.
+   */
+  end(): void;
+  /** Ends the span unless it was already ended explicitly (so `using` plus `end()` is fine). */
+  [Symbol.dispose](): void;
+}
+
+/** A span given to a record method: its guard, or its id string (e.g. `"s2"`). */
+export type SpanRef = SpanHandle | string;

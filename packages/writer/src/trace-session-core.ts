@@ -1,0 +1,479 @@
+import { MonotonicClock, newRunId, utcTimestamp } from "@cg/clock";
+import {
+  EXECUTION_STEPS,
+  type ExecutionStep,
+  encodeGradientEvent,
+  encodeMetaEvent,
+  GRADIENT_STATES,
+  type GradientState,
+  SPAN_KINDS,
+  type SpanKind,
+  type U64,
+} from "@cg/schema";
+import { MemorySink } from "./memory-sink.js";
+import type { ProfileRunFields } from "./profile-run.js";
+import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
+import { deviceMemoryLine } from "./serialize/device-memory-line.js";
+import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
+import { memoryLine } from "./serialize/memory-line.js";
+import { opLine } from "./serialize/op-line.js";
+import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
+import { tensorLine } from "./serialize/tensor-line.js";
+import { createSyncSpanContext, type SpanContextStore } from "./span-context.js";
+import { SpanGuard, type SpanOwner } from "./span-guard.js";
+import type { SpanHandle, SpanRef } from "./span-handle.js";
+import type { SpanOptions, TraceRecorder } from "./trace-recorder.js";
+import { TraceSessionError } from "./trace-session-error.js";
+import type { TraceSink } from "./trace-sink.js";
+import { TraceWriteError } from "./trace-write-error.js";
+import { metaEvent, validateRun } from "./validate-run.js";
+
+/** A monotonic nanosecond source; the session reads it for every timestamp and duration. */
+export interface CaptureClock {
+  /** Integer nanoseconds, never decreasing. */
+  now(): number;
+}
+
+/** Options shared by every way of opening a session. */
+export interface TraceSessionOptions {
+  /** Called once with the first write failure (the sticky error). Exceptions it throws are ignored. */
+  onError?: ((error: TraceWriteError) => void) | undefined;
+  /**
+   * The capture clock. Default: a `MonotonicClock` started at the end of open (spec §13.2 step 6).
+   * A custom clock's readings are used as-is as nanoseconds since capture start.
+   */
+  clock?: CaptureClock | undefined;
+  /** `meta.run_id`; default `run-<pid>-<unix ns>`. */
+  runId?: string | undefined;
+  /** `meta.timestamp`; default the current UTC time. */
+  timestamp?: string | undefined;
+  /**
+   * Reference behaviour for `recordOp`: a `timestampNs` of 0 means "now" (spec §17 Q10). Default
+   * false: only an absent timestamp means now, so an op at time 0 can be recorded.
+   */
+  zeroOpTimestampMeansNow?: boolean | undefined;
+  /** Where `span(...)` keeps its current span. Node sessions default to AsyncLocalStorage. */
+  spanContext?: SpanContextStore<SpanGuard> | undefined;
+}
+
+const OPEN = 0;
+const FINISHED = 1;
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/**
+ * One capture written as `candle-graph/trace/6` (spec §13). Browser-safe: it writes to any
+ * `TraceSink`. In Node use `TraceSession` (file output, AsyncLocalStorage, flush at exit).
+ */
+export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceRecorder, SpanOwner {
+  readonly isRecording = true;
+  readonly sink: S;
+  readonly run: ProfileRunFields;
+  /** `meta.run_id` as written. */
+  readonly runId: string;
+  readonly #clock: CaptureClock;
+  readonly #context: SpanContextStore<SpanGuard>;
+  readonly #onError: ((error: TraceWriteError) => void) | undefined;
+  readonly #zeroOpTimestampMeansNow: boolean;
+  readonly #root: SpanGuard;
+  readonly #now: () => number;
+  /** Guards begun with `begin*`, in begin order; ended ones are removed wherever they are. */
+  readonly #stack: SpanGuard[] = [];
+  #spanCounter = 1;
+  #gradientCounter = 0;
+  #openSpans = 0;
+  #activeContexts = 0;
+  #state = OPEN;
+  #failure: TraceWriteError | undefined;
+
+  /**
+   * Opens a session on `sink`: writes `meta` and the root span `s1`, then starts the capture clock.
+   * @throws TraceSessionError (`invalid_run`) for invalid provenance, TraceWriteError when the first
+   * lines cannot be written.
+   */
+  constructor(run: ProfileRunFields, sink: S, options: TraceSessionOptions = {}) {
+    validateRun(run);
+    this.sink = sink;
+    this.run = run;
+    this.#onError = options.onError;
+    this.#zeroOpTimestampMeansNow = options.zeroOpTimestampMeansNow === true;
+    this.#context = options.spanContext ?? createSyncSpanContext<SpanGuard>();
+    this.runId = options.runId ?? newRunId();
+    const timestamp = options.timestamp ?? utcTimestamp();
+    const nameJson = jsonString(run.entrypoint, "entrypoint");
+    try {
+      sink.append(encodeMetaEvent(metaEvent(run, jsonStringChecked(this.runId, "runId"), timestamp)) + "\n");
+      sink.append(spanStartLine("s1", undefined, nameJson, 0, '"function"', false, undefined));
+    } catch (error) {
+      throw TraceWriteError.fromCause("writing the trace header to", sink.location, error);
+    }
+    const clock = options.clock ?? new MonotonicClock();
+    this.#clock = clock;
+    this.#now = () => clock.now();
+    this.#root = new SpanGuard(this, "s1", undefined, undefined, 0, undefined, true);
+  }
+
+  /** A session that keeps the trace in memory; read it with `session.sink.text()` / `.lines()`. */
+  static inMemory(run: ProfileRunFields, options?: TraceSessionOptions): TraceSessionCore<MemorySink> {
+    return new TraceSessionCore(run, new MemorySink(), options);
+  }
+
+  /** The first write failure, if any (sticky). */
+  get failure(): TraceWriteError | undefined {
+    return this.#failure;
+  }
+
+  /** Whether `finish` has completed. */
+  get finished(): boolean {
+    return this.#state === FINISHED;
+  }
+
+  /** The root span's id. */
+  get rootSpanId(): string {
+    return "s1";
+  }
+
+  /** Number of spans begun and not yet ended, the root excluded. */
+  get openSpanCount(): number {
+    return this.#openSpans;
+  }
+
+  // ---- spans -------------------------------------------------------------------------------------
+
+  beginSpan(name: string, kind: SpanKind = "function"): SpanHandle {
+    return this.#begin(name, kind, false, undefined, false);
+  }
+
+  beginMeasurement(name: string): SpanHandle {
+    return this.#begin(name, "function", true, undefined, false);
+  }
+
+  beginStepSpan(name: string, step: ExecutionStep, kind: SpanKind = "function"): SpanHandle {
+    return this.#begin(name, kind, false, enumText(step, EXECUTION_STEPS, "step"), false);
+  }
+
+  span<R>(name: string, fn: (span: SpanHandle) => R, options?: SpanOptions): R {
+    if (typeof fn !== "function") throw invalidField("fn", "a function", fn);
+    const step = options?.step === undefined ? undefined : enumText(options.step, EXECUTION_STEPS, "step");
+    const guard = this.#begin(name, options?.kind ?? "function", options?.measured === true, step, true);
+    this.#activeContexts++;
+    let result: R;
+    try {
+      result = this.#context.run(guard, () => fn(guard));
+    } catch (error) {
+      this.#activeContexts--;
+      this.endSpanIfOpen(guard);
+      throw error;
+    }
+    if (isPromiseLike(result)) {
+      return Promise.resolve(result).then(
+        (value) => {
+          this.#activeContexts--;
+          this.endSpanIfOpen(guard);
+          return value;
+        },
+        (error: unknown) => {
+          this.#activeContexts--;
+          this.endSpanIfOpen(guard);
+          throw error;
+        },
+      ) as R;
+    }
+    this.#activeContexts--;
+    this.endSpanIfOpen(guard);
+    return result;
+  }
+
+  endSpan(span: SpanHandle): void {
+    if (!(span instanceof SpanGuard) || span.owner !== this) {
+      throw new TraceSessionError({
+        message: `span ${describe(span)} does not belong to this trace session`,
+        code: "foreign_span",
+      });
+    }
+    if (span.isEnded) {
+      throw new TraceSessionError({
+        message: `span ${span.id} was already ended`,
+        code: "span_already_ended",
+      });
+    }
+    if (span === this.#root) {
+      throw new TraceSessionError({
+        message: "the root span s1 is ended by finish()",
+        code: "span_already_ended",
+      });
+    }
+    this.#end(span);
+  }
+
+  /** @internal */
+  endSpanIfOpen(span: SpanGuard): void {
+    if (!span.isEnded) this.#end(span);
+  }
+
+  /** @internal */
+  readReading(): number {
+    return this.#clock.now();
+  }
+
+  currentSpanId(): string {
+    return this.#current().id;
+  }
+
+  #current(): SpanGuard {
+    return this.#currentIn(this.#activeContexts === 0 ? undefined : this.#context.get());
+  }
+
+  /** The innermost open guard begun in `context`, else the `span(...)` frame itself, else the root. */
+  #currentIn(context: SpanGuard | undefined): SpanGuard {
+    const stack = this.#stack;
+    for (let index = stack.length - 1; index >= 0; index--) {
+      const guard = stack[index] as SpanGuard;
+      if (guard.context === context) return guard;
+    }
+    return context ?? this.#root;
+  }
+
+  #begin(
+    name: string,
+    kindValue: SpanKind,
+    measured: boolean,
+    stepJson: string | undefined,
+    contextual: boolean,
+  ): SpanGuard {
+    this.#assertOpen();
+    const nameJson = jsonString(name, "name");
+    const kindJson = enumText(kindValue, SPAN_KINDS, "kind");
+    const startReading = this.#clock.now();
+    const context = this.#activeContexts === 0 ? undefined : this.#context.get();
+    const parent = this.#currentIn(context);
+    const id = "s" + ++this.#spanCounter;
+    const step = stepJson === undefined ? undefined : (stepJson.slice(1, -1) as ExecutionStep);
+    const guard = new SpanGuard(
+      this,
+      id,
+      parent.id,
+      step,
+      startReading,
+      contextual ? undefined : context,
+      contextual,
+    );
+    if (!contextual) this.#stack.push(guard);
+    this.#openSpans++;
+    this.#emit(spanStartLine(id, parent.id, nameJson, startReading, kindJson, measured, stepJson));
+    return guard;
+  }
+
+  #end(span: SpanGuard): void {
+    const duration = this.#clock.now() - span.startReading;
+    span.isEnded = true;
+    this.#openSpans--;
+    if (!span.contextual) {
+      const stack = this.#stack;
+      if (stack[stack.length - 1] === span) stack.pop();
+      else stack.splice(stack.lastIndexOf(span), 1);
+    }
+    // After finish the file is closed; an end then has nowhere to go (the trace already shows it open).
+    if (this.#state === OPEN) this.#emit(spanEndLine(span.id, duration > 0 ? duration : 0));
+  }
+
+  // ---- records -----------------------------------------------------------------------------------
+
+  recordOp(span: SpanRef, record: OpRecord): void {
+    this.#assertOpen();
+    const spanId = this.#spanIdJson(span);
+    const effective =
+      this.#zeroOpTimestampMeansNow && record?.timestampNs === 0
+        ? { ...record, timestampNs: undefined }
+        : record;
+    this.#emit(opLine(spanId, effective, this.#now));
+  }
+
+  recordTensor(span: SpanRef, record: TensorRecord): void {
+    this.#assertOpen();
+    this.#emit(tensorLine(this.#spanIdJson(span), record));
+  }
+
+  recordMemoryAlloc(span: SpanRef, record: MemoryRecord): void {
+    this.#assertOpen();
+    this.#emit(memoryLine(this.#spanIdJson(span), record, "alloc", this.#now));
+  }
+
+  recordMemoryFree(span: SpanRef, record: MemoryRecord): void {
+    this.#assertOpen();
+    this.#emit(memoryLine(this.#spanIdJson(span), record, "free", this.#now));
+  }
+
+  recordDeviceMemory(
+    device: string,
+    usedBytes: U64,
+    freeBytes: U64,
+    timestampNs?: U64,
+    reservedBytes?: U64,
+  ): void {
+    this.#assertOpen();
+    this.#emit(deviceMemoryLine(device, usedBytes, freeBytes, timestampNs, reservedBytes, this.#now));
+  }
+
+  /** One `gradient` fact with id `gradient-<n>`; a non-finite norm is written as `"norm":null`. */
+  recordGradient(root: string, key: string, state: GradientState, norm?: number): void {
+    this.#assertOpen();
+    jsonString(root, "root");
+    jsonString(key, "key");
+    enumText(state, GRADIENT_STATES, "state");
+    if (norm !== undefined && typeof norm !== "number") throw invalidField("norm", "a number", norm);
+    const eventId = `gradient-${this.#gradientCounter + 1}`;
+    const line = encodeGradientEvent(
+      norm === undefined
+        ? { kind: "gradient", event_id: eventId, root, key, state }
+        : { kind: "gradient", event_id: eventId, root, key, state, norm },
+    );
+    this.#gradientCounter++;
+    this.#emit(line + "\n");
+  }
+
+  elapsedNs(): number {
+    return this.#clock.now();
+  }
+
+  #spanIdJson(span: SpanRef): string {
+    if (typeof span === "string") return jsonString(span, "spanId");
+    if (span instanceof SpanGuard && span.owner === this) return '"' + span.id + '"';
+    throw new TraceSessionError({
+      message: `span ${describe(span)} does not belong to this trace session`,
+      code: "foreign_span",
+    });
+  }
+
+  // ---- output ------------------------------------------------------------------------------------
+
+  #assertOpen(): void {
+    if (this.#state !== OPEN) {
+      throw new TraceSessionError({
+        message: `trace session for ${this.sink.location} is already finished`,
+        code: "session_finished",
+      });
+    }
+  }
+
+  /** Hot-path write: a failure never throws here; the first one becomes sticky and stops output. */
+  #emit(line: string): void {
+    if (this.#failure !== undefined) return;
+    try {
+      this.sink.append(line);
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #fail(cause: unknown): TraceWriteError {
+    if (this.#failure !== undefined) return this.#failure;
+    const failure = TraceWriteError.isInstance(cause)
+      ? cause
+      : TraceWriteError.fromCause("writing trace", this.sink.location, cause);
+    this.#failure = failure;
+    if (this.#onError !== undefined) {
+      try {
+        this.#onError(failure);
+      } catch {
+        // An observer must not turn a recorded failure into a crash of the host.
+      }
+    }
+    return failure;
+  }
+
+  #previouslyFailed(failure: TraceWriteError): TraceWriteError {
+    return new TraceWriteError({
+      message: `trace session previously failed: ${failure.message}`,
+      cause: failure,
+      target: failure.target,
+      systemCode: failure.systemCode,
+    });
+  }
+
+  /**
+   * Writes out buffered lines.
+   * @throws TraceWriteError `trace session previously failed: ...` after a write failure.
+   */
+  flush(): void {
+    if (this.#failure !== undefined) throw this.#previouslyFailed(this.#failure);
+    if (this.#state !== OPEN) return;
+    try {
+      this.sink.flush();
+    } catch (error) {
+      throw this.#previouslyFailed(this.#fail(error));
+    }
+  }
+
+  /**
+   * Ends the capture (spec §13.5): writes the root `span_end` with the elapsed time, flushes,
+   * closes the sink and returns its location (the file path).
+   * @throws TraceWriteError after a write failure (the session is then closed);
+   *   TraceSessionError `spans_still_open` while nested spans are open (the session stays usable).
+   */
+  finish(): string {
+    const duration = this.#clock.now();
+    this.#assertOpen();
+    if (this.#failure !== undefined) {
+      this.#close();
+      throw this.#previouslyFailed(this.#failure);
+    }
+    if (this.#openSpans !== 0) {
+      this.#flushQuietly();
+      throw new TraceSessionError({
+        message: `cannot finish trace with ${this.#openSpans} nested spans still open`,
+        code: "spans_still_open",
+      });
+    }
+    this.#root.isEnded = true;
+    this.#emit(spanEndLine("s1", duration));
+    if (this.#failure === undefined) {
+      try {
+        this.sink.close();
+      } catch (error) {
+        this.#fail(error);
+      }
+    }
+    this.#state = FINISHED;
+    if (this.#failure !== undefined) {
+      this.#close();
+      throw this.#previouslyFailed(this.#failure);
+    }
+    return this.sink.location;
+  }
+
+  #flushQuietly(): void {
+    if (this.#failure !== undefined) return;
+    try {
+      this.sink.flush();
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** Releases the sink after a failure; nothing more is written. */
+  #close(): void {
+    this.#state = FINISHED;
+    try {
+      this.sink.close();
+    } catch {
+      // Already failed; the sticky error is what the caller gets.
+    }
+  }
+}
+
+function jsonStringChecked(value: string, field: string): string {
+  jsonString(value, field);
+  return value;
+}
+
+function describe(span: unknown): string {
+  const id = (span as { id?: unknown } | null)?.id;
+  return typeof id === "string" ? id : String(span);
+}

@@ -1,0 +1,26 @@
+import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema";
+
+/** Why a session call was refused. */
+export type TraceSessionErrorCode =
+  | "invalid_run"
+  | "span_already_ended"
+  | "foreign_span"
+  | "spans_still_open"
+  | "session_finished";
+
+export interface TraceSessionErrorOptions extends CgErrorOptions {
+  code: TraceSessionErrorCode;
+}
+
+/** Misuse of a session: invalid provenance, a span ended twice or by the wrong session, finish with open spans. */
+export class TraceSessionError extends CgError {
+  override readonly name = "TraceSessionError";
+  readonly code: TraceSessionErrorCode;
+
+  constructor({ message, cause, code }: TraceSessionErrorOptions) {
+    super({ message, cause });
+    this.code = code;
+  }
+
+  static override isInstance = brandCheck<TraceSessionError>("TraceSessionError");
+}
