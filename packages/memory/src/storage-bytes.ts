@@ -28,6 +28,7 @@ function bigElementCount(shape: readonly U64[], startIndex: number, product: big
   let count = product;
   for (let index = startIndex; index < shape.length; index++) {
     const next = count * bigDimension(shape[index] as U64, index);
+    // biome-ignore lint/complexity/useMathMinMax: Math.min does not accept bigints
     count = next > U64_MAX ? U64_MAX : next;
   }
   return count <= MAX_SAFE_BIG ? Number(count) : count;
