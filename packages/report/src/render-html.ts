@@ -1,0 +1,34 @@
+import { embedJson } from "./embed-json.js";
+import { escapeHtml } from "./escape-html.js";
+import { pageScript } from "./page/page-script.js";
+import { pageStyle } from "./page/page-style.js";
+import type { ReportPayload } from "./report-payload.js";
+
+/**
+ * The complete, self-contained page for a payload: no external URL, script or font. The data
+ * travels as inert JSON (`type="application/json"`), so nothing from the trace is ever parsed as
+ * markup or code; the page builds its DOM with textContent.
+ */
+export function renderReportHtml(payload: ReportPayload): string {
+  const script = pageScript();
+  if (/<\/script|<!--/i.test(script)) throw new Error("page script must not contain a script terminator");
+  return [
+    "<!doctype html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
+    '<meta name="color-scheme" content="light dark">',
+    `<title>${escapeHtml(payload.title)}</title>`,
+    `<style>${pageStyle}</style>`,
+    "</head>",
+    "<body>",
+    '<div id="cg-report"><noscript>This report needs JavaScript to draw its views.</noscript></div>',
+    `<script type="application/json" id="cg-report-data">${embedJson(payload)}</script>`,
+    `<script>${script}</script>`,
+    "</body>",
+    "</html>",
+    "",
+  ].join("\n");
+}
