@@ -1,10 +1,13 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  // The sampler worker is its own entry: worker_threads needs a real file beside the bundle.
+  entry: ["src/index.ts", "src/sampler-worker.ts"],
   format: ["esm", "cjs"],
-  dts: true,
+  dts: { entry: "src/index.ts" },
   clean: true,
   sourcemap: true,
+  // import.meta.url (lazy koffi require, worker location) in the CommonJS build.
+  shims: true,
   target: "node20",
 });

@@ -1,1 +1,17 @@
-export {};
+export { CudaProbeError, type CudaProbeErrorOptions, type CudaProbeReason } from "./cuda-probe-error.js";
+export {
+  type DeviceMemorySample,
+  type DeviceMemorySink,
+  deviceLabel,
+  type RecordOptions,
+} from "./device-memory-sample.js";
+export type { LibraryAttempt } from "./nvml-library.js";
+export { nvmlLibraryCandidates, nvmlLibraryEnvironmentVariable } from "./nvml-library.js";
+export {
+  type CudaDevice,
+  CudaProbe,
+  type OpenProbeOptions,
+  type OpenProbeResult,
+  openProbe,
+} from "./probe.js";
+export { DeviceMemorySampler, type SamplerOptions, type SamplerState, type SamplerStats } from "./sampler.js";
