@@ -1,6 +1,46 @@
+export {
+  type ComparedRun,
+  type CompareOptions,
+  type Comparison,
+  compareTraces,
+  DESCRIPTIVE_TAGS,
+  type GradientChange,
+  type GradientSide,
+  type SignedInteger,
+  type SpanDelta,
+  spanPathKey,
+} from "./compare-traces.js";
+export {
+  analyzeHealth,
+  type HealthCoverage,
+  type HealthIssue,
+  type HealthOptions,
+  type HealthReport,
+  type HealthSeverity,
+} from "./health.js";
 export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
 export { parseTrace, parseTraceText } from "./parse-trace.js";
+export {
+  type EfficiencyEntry,
+  type EfficiencyResult,
+  type GradientsResult,
+  type HeaviestResult,
+  type MemoryResult,
+  type OpCost,
+  QUERY_KINDS,
+  type QueryKind,
+  type QueryOptions,
+  type QueryResult,
+  type QueryResults,
+  queryTrace,
+  type SlowestResult,
+  type SpansResult,
+  type TensorsResult,
+} from "./query-trace.js";
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
+export { documentEvents, serializeDocument } from "./serialize-document.js";
+export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
+export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export type { ResolvedOpEvent, ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 export type { TraceParseErrorCode, TraceParseErrorOptions, TraceParseStage } from "./trace-parse-error.js";
 export { TraceParseError } from "./trace-parse-error.js";

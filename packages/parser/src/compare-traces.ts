@@ -1,0 +1,243 @@
+// Comparison of two traces (spec §16 "Comparison"): comparability rules, total and peak deltas,
+// span deltas by semantic path, gradient changes.
+import { analyzeMemory } from "@cg/memory";
+import { compareCodePoints, type GradientState, type U64, u64ToBigInt } from "@cg/schema";
+import { analyzeHealth, type HealthOptions } from "./health.js";
+import { type SpanCost, spanCosts } from "./span-costs.js";
+import { measuredTotal } from "./summarize.js";
+import type { TraceDocument } from "./trace-document.js";
+
+/** A signed exact integer: a number when safe, a bigint beyond. */
+export type SignedInteger = number | bigint;
+
+/** Tags that describe the build rather than the workload: a difference only warns. */
+export const DESCRIPTIVE_TAGS: readonly string[] = ["source_revision", "source_commit", "build_id"];
+
+export interface ComparedRun {
+  run_id: string;
+  entrypoint: string;
+  trusted: boolean;
+  total_ns: U64;
+  peak_bytes: U64;
+}
+
+export interface SpanDelta {
+  /** `a/b/c [<span kind>]`, with `/Forward`, `/Backward` or `/Optimizer` appended for step spans. */
+  path: string;
+  baseline_ns: U64;
+  candidate_ns: U64;
+  delta_ns: SignedInteger;
+  /** Absent when the baseline is 0. */
+  delta_percent?: number;
+}
+
+export interface GradientSide {
+  state: GradientState;
+  norm?: number;
+}
+
+export interface GradientChange {
+  /** `root/key`. */
+  key: string;
+  baseline?: GradientSide;
+  candidate?: GradientSide;
+}
+
+export interface Comparison {
+  schema: "candle-graph/comparison/1";
+  comparable: boolean;
+  /** Why the traces are not comparable (empty when comparable). */
+  reasons: string[];
+  /** Differences that do not prevent comparison (descriptive tags). */
+  warnings: string[];
+  baseline: ComparedRun;
+  candidate: ComparedRun;
+  total_delta_ns: SignedInteger;
+  total_delta_percent?: number;
+  peak_delta_bytes: SignedInteger;
+  peak_delta_percent?: number;
+  /** Measured-subtree spans aggregated by path, by absolute delta descending, at most 50. */
+  span_deltas: SpanDelta[];
+  /** Only changed gradients, by key, at most 100. */
+  gradient_changes: GradientChange[];
+}
+
+export interface CompareOptions extends HealthOptions {
+  /** Most span deltas listed (default 50). */
+  spanLimit?: number;
+  /** Most gradient changes listed (default 100). */
+  gradientLimit?: number;
+}
+
+function signed(value: bigint): SignedInteger {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value;
+}
+
+function percent(delta: bigint, base: bigint): number | undefined {
+  return base === 0n ? undefined : (Number(delta) / Number(base)) * 100;
+}
+
+const STEP_SUFFIX = { forward: "/Forward", backward: "/Backward", optimizer: "/Optimizer" } as const;
+
+export function spanPathKey(cost: SpanCost): string {
+  const key = `${cost.path} [${cost.kind}]`;
+  return cost.step === undefined ? key : key + STEP_SUFFIX[cost.step];
+}
+
+function aggregateSpans(document: TraceDocument, options: HealthOptions): Map<string, bigint> {
+  const totals = new Map<string, bigint>();
+  const costs = spanCosts(document, options.compat === undefined ? {} : { compat: options.compat });
+  for (const cost of costs) {
+    if (!cost.in_measured_subtree) continue;
+    const key = spanPathKey(cost);
+    totals.set(key, (totals.get(key) ?? 0n) + u64ToBigInt(cost.total_ns));
+  }
+  return totals;
+}
+
+function gradientMap(document: TraceDocument): Map<string, GradientSide> {
+  const map = new Map<string, GradientSide>();
+  for (const gradient of document.gradients) {
+    const side: GradientSide = { state: gradient.state };
+    if (gradient.norm !== undefined) side.norm = gradient.norm;
+    map.set(`${gradient.root}/${gradient.key}`, side);
+  }
+  return map;
+}
+
+function sameGradient(left: GradientSide | undefined, right: GradientSide | undefined): boolean {
+  if (left === undefined || right === undefined) return left === right;
+  return left.state === right.state && Object.is(left.norm, right.norm);
+}
+
+function describeRun(document: TraceDocument, trusted: boolean): ComparedRun {
+  return {
+    run_id: document.run.run_id,
+    entrypoint: document.run.entrypoint,
+    trusted,
+    total_ns: measuredTotal(document.spans),
+    peak_bytes: analyzeMemory(
+      { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
+      { timeline: false },
+    ).peak_bytes,
+  };
+}
+
+function comparabilityReasons(
+  baseline: TraceDocument,
+  candidate: TraceDocument,
+  reasons: string[],
+  warnings: string[],
+) {
+  const fields = [
+    ["entrypoint", baseline.run.entrypoint, candidate.run.entrypoint],
+    ["phase", baseline.run.phase, candidate.run.phase],
+    ["device", baseline.run.device, candidate.run.device],
+    ["timing_mode", baseline.run.timing_mode, candidate.run.timing_mode],
+    [
+      "measured_region_device_synchronized",
+      baseline.run.measured_region_device_synchronized,
+      candidate.run.measured_region_device_synchronized,
+    ],
+    ["warmup_steps", baseline.run.warmup_steps, candidate.run.warmup_steps],
+  ] as const;
+  for (const [field, left, right] of fields) {
+    if (left !== right)
+      reasons.push(`${field} differs: baseline ${String(left)}, candidate ${String(right)}`);
+  }
+  const keys = new Set([...Object.keys(baseline.run.tags), ...Object.keys(candidate.run.tags)]);
+  for (const key of [...keys].sort(compareCodePoints)) {
+    const left = Object.hasOwn(baseline.run.tags, key) ? baseline.run.tags[key] : undefined;
+    const right = Object.hasOwn(candidate.run.tags, key) ? candidate.run.tags[key] : undefined;
+    if (left === right) continue;
+    const text = `tag ${JSON.stringify(key)} differs: baseline ${left === undefined ? "absent" : JSON.stringify(left)}, candidate ${right === undefined ? "absent" : JSON.stringify(right)}`;
+    (DESCRIPTIVE_TAGS.includes(key) ? warnings : reasons).push(text);
+  }
+}
+
+/** Compares a candidate trace with a baseline. Works on untrusted traces (they are marked not comparable). */
+export function compareTraces(
+  baseline: TraceDocument,
+  candidate: TraceDocument,
+  options: CompareOptions = {},
+): Comparison {
+  const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
+  const reasons: string[] = [];
+  const warnings: string[] = [];
+  const baselineTrusted = analyzeHealth(baseline, healthOptions).trusted;
+  const candidateTrusted = analyzeHealth(candidate, healthOptions).trusted;
+  if (!baselineTrusted) reasons.push("baseline trace is structurally untrusted");
+  if (!candidateTrusted) reasons.push("candidate trace is structurally untrusted");
+  comparabilityReasons(baseline, candidate, reasons, warnings);
+
+  const baselineRun = describeRun(baseline, baselineTrusted);
+  const candidateRun = describeRun(candidate, candidateTrusted);
+  const baseTotal = u64ToBigInt(baselineRun.total_ns);
+  const totalDelta = u64ToBigInt(candidateRun.total_ns) - baseTotal;
+  const basePeak = u64ToBigInt(baselineRun.peak_bytes);
+  const peakDelta = u64ToBigInt(candidateRun.peak_bytes) - basePeak;
+
+  const baseSpans = aggregateSpans(baseline, healthOptions);
+  const candidateSpans = aggregateSpans(candidate, healthOptions);
+  const spanKeys = new Set([...baseSpans.keys(), ...candidateSpans.keys()]);
+  const spanDeltas = [...spanKeys]
+    .map((path) => {
+      const before = baseSpans.get(path) ?? 0n;
+      const after = candidateSpans.get(path) ?? 0n;
+      return { path, before, after, delta: after - before };
+    })
+    .sort((left, right) => {
+      const a = left.delta < 0n ? -left.delta : left.delta;
+      const b = right.delta < 0n ? -right.delta : right.delta;
+      return a > b ? -1 : a < b ? 1 : compareCodePoints(left.path, right.path);
+    })
+    .slice(0, options.spanLimit ?? 50)
+    .map(({ path, before, after, delta }) => {
+      const entry: SpanDelta = {
+        path,
+        baseline_ns: signed(before) as U64,
+        candidate_ns: signed(after) as U64,
+        delta_ns: signed(delta),
+      };
+      const share = percent(delta, before);
+      if (share !== undefined) entry.delta_percent = share;
+      return entry;
+    });
+
+  const baseGradients = gradientMap(baseline);
+  const candidateGradients = gradientMap(candidate);
+  const gradientKeys = [...new Set([...baseGradients.keys(), ...candidateGradients.keys()])].sort(
+    compareCodePoints,
+  );
+  const gradientChanges: GradientChange[] = [];
+  for (const key of gradientKeys) {
+    const before = baseGradients.get(key);
+    const after = candidateGradients.get(key);
+    if (sameGradient(before, after)) continue;
+    const change: GradientChange = { key };
+    if (before !== undefined) change.baseline = before;
+    if (after !== undefined) change.candidate = after;
+    gradientChanges.push(change);
+    if (gradientChanges.length >= (options.gradientLimit ?? 100)) break;
+  }
+
+  const comparison: Comparison = {
+    schema: "candle-graph/comparison/1",
+    comparable: reasons.length === 0,
+    reasons,
+    warnings,
+    baseline: baselineRun,
+    candidate: candidateRun,
+    total_delta_ns: signed(totalDelta),
+    peak_delta_bytes: signed(peakDelta),
+    span_deltas: spanDeltas,
+    gradient_changes: gradientChanges,
+  };
+  const totalPercent = percent(totalDelta, baseTotal);
+  if (totalPercent !== undefined) comparison.total_delta_percent = totalPercent;
+  const peakPercent = percent(peakDelta, basePeak);
+  if (peakPercent !== undefined) comparison.peak_delta_percent = peakPercent;
+  return comparison;
+}
