@@ -345,6 +345,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   #spanIdJson(span: SpanRef): string {
     if (typeof span === "string") return jsonString(span, "spanId");
     if (span instanceof SpanGuard && span.owner === this) return '"' + span.id + '"';
+    if (!(span instanceof SpanGuard)) throw invalidField("spanId", "a string or a span guard", span);
     throw new TraceSessionError({
       message: `span ${describe(span)} does not belong to this trace session`,
       code: "foreign_span",
