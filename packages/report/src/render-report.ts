@@ -1,4 +1,5 @@
 import type { TraceDocument } from "@cg/parser";
+import { buildComparison } from "./build-comparison.js";
 import { buildTraceReport } from "./build-trace-report.js";
 import { DEFAULT_REPORT_LIMITS, type ReportLimits } from "./report-limits.js";
 import { REPORT_PAYLOAD_SCHEMA, type ReportPayload } from "./report-payload.js";
@@ -27,6 +28,7 @@ export function buildReportPayload(document: TraceDocument, options: RenderRepor
   };
   if (options.baseline !== undefined) {
     payload.baseline = buildTraceReport(options.baseline, options.baselineLabel ?? "baseline", limits);
+    payload.comparison = buildComparison(options.baseline, document);
   }
   return payload;
 }
