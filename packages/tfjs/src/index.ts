@@ -1,5 +1,6 @@
 export { traceDtypeLabel, tfjsStorageBytes } from "./dtype-label.js";
 export type { CaptureSummary } from "./emit-recording.js";
+export { createDemoModel, type DemoArchitecture, type DemoModel, type DemoModelOptions, runTfjsDemo, type TfjsDemoOptions, type TfjsDemoResult } from "./demo-workload.js";
 export { type GradientFact, gradientFact } from "./gradient-fact.js";
 export { type InferenceStepOptions, profileInference } from "./profile-inference.js";
 export { type ProfiledStep, profileTrainStep, type TrainStepOptions } from "./profile-train-step.js";

@@ -86,11 +86,18 @@ export class TfjsProfiler {
   /** One training step (`optimizer.minimize`); profiled when it is the capture step. Returns the loss. */
   trainStep(options: Omit<TrainStepOptions, "gradientRoot" | "freeBytes">): Scalar {
     const session = this.#gate.begin();
-    const profiled = profileTrainStep(session, {
-      ...options,
-      gradientRoot: this.#options.gradientRoot,
-      freeBytes: this.#options.freeBytes,
-    });
+    let profiled: ReturnType<typeof profileTrainStep>;
+    try {
+      profiled = profileTrainStep(session, {
+        ...options,
+        gradientRoot: this.#options.gradientRoot,
+        freeBytes: this.#options.freeBytes,
+      });
+    } catch (error) {
+      // The step failed: the capture already removed its hooks; close the trace with what it holds.
+      this.#complete(session, undefined, undefined);
+      throw error;
+    }
     this.#complete(session, profiled.capture, profiled.captureError);
     return profiled.result;
   }
@@ -98,7 +105,13 @@ export class TfjsProfiler {
   /** One synchronous inference call; profiled when it is the capture step. */
   inferenceStep<T>(run: () => T): T {
     const session = this.#gate.begin();
-    const profiled = profileInference(session, run, { freeBytes: this.#options.freeBytes });
+    let profiled: ReturnType<typeof profileInference<T>>;
+    try {
+      profiled = profileInference(session, run, { freeBytes: this.#options.freeBytes });
+    } catch (error) {
+      this.#complete(session, undefined, undefined);
+      throw error;
+    }
     this.#complete(session, profiled.capture, profiled.captureError);
     return profiled.result;
   }

@@ -1,0 +1,126 @@
+import * as tf from "@tensorflow/tfjs";
+import type { TfjsCapture } from "./tfjs-profiler.js";
+import { TfjsProfiler } from "./tfjs-profiler.js";
+
+export type DemoArchitecture = "dense" | "conv";
+
+export interface DemoModelOptions {
+  architecture?: DemoArchitecture | undefined;
+  /** Seeds the weight initialisers and the synthetic data; same seed, same numbers. */
+  seed?: number | undefined;
+  batchSize?: number | undefined;
+  /** Width of the hidden dense layers; default 64. */
+  hidden?: number | undefined;
+}
+
+/** A small real tfjs model with its optimizer and one fixed synthetic batch. Dispose when done. */
+export interface DemoModel {
+  model: tf.Sequential;
+  optimizer: tf.Optimizer;
+  inputs: tf.Tensor;
+  targets: tf.Tensor;
+  /** The model's trainable variables (what `minimize` should update). */
+  variables: tf.Variable[];
+  /** Mean squared error of the model on the batch (for `optimizer.minimize`). */
+  loss: () => tf.Scalar;
+  dispose(): void;
+}
+
+/** Builds the demo network: dense 32→64→64→8, or a 16×16 conv net, trained with Adam on MSE. */
+export function createDemoModel(options: DemoModelOptions = {}): DemoModel {
+  const seed = options.seed ?? 7;
+  const batchSize = options.batchSize ?? 32;
+  const hidden = options.hidden ?? 64;
+  const architecture = options.architecture ?? "dense";
+  const initializer = (offset: number) => tf.initializers.glorotUniform({ seed: seed * 101 + offset });
+  const model = tf.sequential();
+  let inputShape: number[];
+  if (architecture === "conv") {
+    inputShape = [16, 16, 1];
+    model.add(
+      tf.layers.conv2d({ inputShape, filters: 8, kernelSize: 3, activation: "relu", kernelInitializer: initializer(1) }),
+    );
+    model.add(tf.layers.maxPooling2d({ poolSize: 2 }));
+    model.add(tf.layers.flatten());
+  } else {
+    inputShape = [32];
+    model.add(tf.layers.dense({ inputShape, units: hidden, activation: "relu", kernelInitializer: initializer(1) }));
+  }
+  model.add(tf.layers.dense({ units: hidden, activation: "relu", kernelInitializer: initializer(2) }));
+  model.add(tf.layers.dense({ units: 8, kernelInitializer: initializer(3) }));
+  const optimizer = tf.train.adam(0.01);
+  model.compile({ optimizer, loss: "meanSquaredError" });
+  const inputs = tf.randomNormal([batchSize, ...inputShape], 0, 1, "float32", seed);
+  const targets = tf.randomUniform([batchSize, 8], -1, 1, "float32", seed + 1);
+  const loss = () => tf.losses.meanSquaredError(targets, model.apply(inputs) as tf.Tensor) as tf.Scalar;
+  return {
+    model,
+    optimizer,
+    inputs,
+    targets,
+    variables: model.trainableWeights.map((weight) => weight.read() as tf.Variable),
+    loss,
+    dispose: () => {
+      model.dispose();
+      optimizer.dispose();
+      inputs.dispose();
+      targets.dispose();
+    },
+  };
+}
+
+export interface TfjsDemoOptions extends DemoModelOptions {
+  /** Trace file to write. */
+  outPath: string;
+  /** Training steps to run; default 4. */
+  steps?: number | undefined;
+  /** One-based step to capture; default 2. */
+  captureStep?: number | undefined;
+  /** Extra `meta.tags`. */
+  tags?: Readonly<Record<string, string>> | undefined;
+}
+
+export interface TfjsDemoResult {
+  /** The trace file. */
+  path: string;
+  /** Loss of every step, in order. */
+  losses: number[];
+  capture: TfjsCapture | undefined;
+}
+
+/**
+ * Trains the demo model for `steps` steps on the tfjs CPU backend and writes a trace of `captureStep`.
+ * Leaves no tensors or variables behind.
+ */
+export async function runTfjsDemo(options: TfjsDemoOptions): Promise<TfjsDemoResult> {
+  await tf.ready();
+  const steps = options.steps ?? 4;
+  const captureStep = options.captureStep ?? 2;
+  const architecture = options.architecture ?? "dense";
+  const demo = createDemoModel(options);
+  const profiler = TfjsProfiler.training({
+    captureStep,
+    path: options.outPath,
+    entrypoint: `tfjs-demo::${architecture}`,
+    gradientRoot: demo.model.name,
+    tags: {
+      architecture,
+      batch_size: String(options.batchSize ?? 32),
+      ...options.tags,
+    },
+    onError: (error) => {
+      throw error;
+    },
+  });
+  const losses: number[] = [];
+  try {
+    for (let step = 1; step <= steps; step++) {
+      const loss = profiler.trainStep({ optimizer: demo.optimizer, loss: demo.loss, variables: demo.variables });
+      losses.push((await loss.data())[0] as number);
+      loss.dispose();
+    }
+  } finally {
+    demo.dispose();
+  }
+  return { path: options.outPath, losses, capture: profiler.capture };
+}
