@@ -9,7 +9,7 @@ if (!existsSync(reportPath)) {
 }
 const report = JSON.parse(readFileSync(reportPath, "utf8"));
 const passed = report.numPassedTests ?? 0;
-let failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0 ? 0 : 0);
+let failed = (report.numFailedTests ?? 0) + ((report.numFailedTestSuites ?? 0) ? 0 : 0);
 if (failed === 0 && exitStatus !== "0") failed = 1;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);

@@ -34,8 +34,15 @@ function formatRate(opsPerSecond: number): string {
 
 export function report(comparison: Omit<Comparison, "met">, mode: "speedup" | "cost", target?: number) {
   const met =
-    target === undefined ? undefined : mode === "speedup" ? comparison.ratio >= target : comparison.ratio <= target;
-  const goal = target === undefined ? "" : ` (target ${mode === "speedup" ? "≥" : "≤"} ${target}x: ${met ? "met" : "NOT met"})`;
+    target === undefined
+      ? undefined
+      : mode === "speedup"
+        ? comparison.ratio >= target
+        : comparison.ratio <= target;
+  const goal =
+    target === undefined
+      ? ""
+      : ` (target ${mode === "speedup" ? "≥" : "≤"} ${target}x: ${met ? "met" : "NOT met"})`;
   const label = mode === "speedup" ? "speedup" : "cost ratio";
   console.log(
     `${comparison.title}\n  subject  ${formatRate(comparison.subjectOpsPerSecond)}\n  baseline ${formatRate(comparison.baselineOpsPerSecond)}\n  ${label} ${comparison.ratio.toFixed(2)}x${goal}`,
@@ -68,7 +75,12 @@ export async function compare(
   const baselineHz = opsPerSecond(baselineTask?.result);
   const ratio = mode === "speedup" ? subjectHz / baselineHz : baselineHz / subjectHz;
   return report(
-    { title: `${title} — ${subject.name} vs ${baseline.name}`, subjectOpsPerSecond: subjectHz, baselineOpsPerSecond: baselineHz, ratio },
+    {
+      title: `${title} — ${subject.name} vs ${baseline.name}`,
+      subjectOpsPerSecond: subjectHz,
+      baselineOpsPerSecond: baselineHz,
+      ratio,
+    },
     mode,
     options.target,
   );
