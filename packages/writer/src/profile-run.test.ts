@@ -44,7 +44,11 @@ describe("ProfileRun", () => {
 
   it("builders return new runs and leave the original untouched", () => {
     const base = ProfileRun.training("e", 1, "cpu");
-    const tagged = base.tag("precision", "f32").tag("precision", "bf16").tag("batch", "8").correlationId("c-1");
+    const tagged = base
+      .tag("precision", "f32")
+      .tag("precision", "bf16")
+      .tag("batch", "8")
+      .correlationId("c-1");
     expect(base.tags).toEqual({});
     expect(base.correlation_id).toBe("e/update-1");
     expect(tagged.tags).toEqual({ precision: "bf16", batch: "8" });

@@ -138,7 +138,14 @@ describe("reference session tests (Appendix D)", () => {
     session.finish();
     const gradients = eventsOfKind(checkTrace(session.sink.text()).events, "gradient");
     expect(gradients).toEqual([
-      { kind: "gradient", event_id: "gradient-1", root: "vb", key: "encoder.weight", state: "present", norm: 0.42 },
+      {
+        kind: "gradient",
+        event_id: "gradient-1",
+        root: "vb",
+        key: "encoder.weight",
+        state: "present",
+        norm: 0.42,
+      },
     ]);
   });
 });

@@ -26,7 +26,10 @@ describe("recordOp", () => {
     const session = fresh([9]);
     session.recordOp("s1", { opName: "a", dtype: "f32", device: "cpu", durationNs: 1, timestampNs: 0 });
     expect(lastLine(session)).toContain('"timestamp_ns":0,');
-    const reference = TraceSession.inMemory(run, { clock: scriptedClock([9]), zeroOpTimestampMeansNow: true });
+    const reference = TraceSession.inMemory(run, {
+      clock: scriptedClock([9]),
+      zeroOpTimestampMeansNow: true,
+    });
     reference.recordOp("s1", { opName: "a", dtype: "f32", device: "cpu", durationNs: 1, timestampNs: 0 });
     expect(reference.sink.lines().at(-1)).toContain('"timestamp_ns":9,');
   });
@@ -44,8 +47,17 @@ describe("recordOp", () => {
     });
     const line = lastLine(session);
     expect(line).toContain('"duration_ns":18446744073709551615,"timestamp_ns":9007199254740993,');
-    expect(line).toContain('"storage_bytes":18446744073709551615,"input_storage_bytes":18446744073709551615}');
-    session.recordOp("s1", { opName: "q", shape: [16], dtype: "f8e4m3", device: "cpu", durationNs: 1, storageBytes: 0n });
+    expect(line).toContain(
+      '"storage_bytes":18446744073709551615,"input_storage_bytes":18446744073709551615}',
+    );
+    session.recordOp("s1", {
+      opName: "q",
+      shape: [16],
+      dtype: "f8e4m3",
+      device: "cpu",
+      durationNs: 1,
+      storageBytes: 0n,
+    });
     expect(lastLine(session)).toContain('"storage_bytes":0,');
   });
 
@@ -75,7 +87,10 @@ describe("recordOp", () => {
       } catch (error) {
         caught = error;
       }
-      expect(WriterInputError.isInstance(caught), JSON.stringify(change, (_k, v) => String(v))).toBe(true);
+      expect(
+        WriterInputError.isInstance(caught),
+        JSON.stringify(change, (_k, v) => String(v)),
+      ).toBe(true);
       expect((caught as Error).message).toMatch(message);
     }
     expect(() => session.recordOp(7 as never, base)).toThrowError(/spanId must be a string or a span guard/);
@@ -101,10 +116,20 @@ describe("recordTensor", () => {
     });
     expect(lastLine(session)).toContain('"requires_grad":true,"storage_bytes":999,"category":"parameter"}');
     expect(() =>
-      session.recordTensor("s1", { tensorId: "w", dtype: "f32", device: "cpu", category: "weights" as "other" }),
+      session.recordTensor("s1", {
+        tensorId: "w",
+        dtype: "f32",
+        device: "cpu",
+        category: "weights" as "other",
+      }),
     ).toThrowError(/category must be one of/);
     expect(() =>
-      session.recordTensor("s1", { tensorId: "w", dtype: "f32", device: "cpu", requiresGrad: 1 as unknown as boolean }),
+      session.recordTensor("s1", {
+        tensorId: "w",
+        dtype: "f32",
+        device: "cpu",
+        requiresGrad: 1 as unknown as boolean,
+      }),
     ).toThrowError(/requiresGrad must be a boolean/);
   });
 });
@@ -120,20 +145,24 @@ describe("memory records", () => {
     expect(lastLine(session)).toBe(
       '{"kind":"memory","timestamp_ns":123,"tensor_id":"x","span_id":"s1","op_name":"drop","device":"cpu","bytes":64,"action":"free","shape":[],"dtype":"u8","category":"other"}',
     );
-    expect(() => session.recordMemoryFree("s1", { tensorId: "x", device: "cpu", bytes: -64, dtype: "u8" })).toThrowError(
-      /^bytes must be/,
-    );
+    expect(() =>
+      session.recordMemoryFree("s1", { tensorId: "x", device: "cpu", bytes: -64, dtype: "u8" }),
+    ).toThrowError(/^bytes must be/);
   });
 
   it("device memory writes reserved bytes only when given", () => {
     const session = fresh([42]);
     session.recordDeviceMemory("cuda:0", 100, 900);
-    expect(lastLine(session)).toBe('{"kind":"device_memory","timestamp_ns":42,"device":"cuda:0","used_bytes":100,"free_bytes":900}');
+    expect(lastLine(session)).toBe(
+      '{"kind":"device_memory","timestamp_ns":42,"device":"cuda:0","used_bytes":100,"free_bytes":900}',
+    );
     session.recordDeviceMemory("cuda:0", 100, 900, 5, 256);
     expect(lastLine(session)).toBe(
       '{"kind":"device_memory","timestamp_ns":5,"device":"cuda:0","used_bytes":100,"free_bytes":900,"reserved_bytes":256}',
     );
-    expect(() => session.recordDeviceMemory("cuda:0", 1, Number.POSITIVE_INFINITY)).toThrowError(/^freeBytes must be/);
+    expect(() => session.recordDeviceMemory("cuda:0", 1, Number.POSITIVE_INFINITY)).toThrowError(
+      /^freeBytes must be/,
+    );
   });
 });
 
@@ -147,7 +176,9 @@ describe("recordGradient", () => {
     session.recordGradient("vb", "e", "missing");
     session.recordGradient("vb", "f", "present", 1e-7);
     expect(() => session.recordGradient("vb", "g", "bad" as "zero")).toThrowError(/state must be one of/);
-    expect(() => session.recordGradient("vb", "g", "zero", "1" as unknown as number)).toThrowError(/norm must be a number/);
+    expect(() => session.recordGradient("vb", "g", "zero", "1" as unknown as number)).toThrowError(
+      /norm must be a number/,
+    );
     session.recordGradient("vb", "h", "present", -0);
     const lines = session.sink.lines().slice(2);
     expect(lines).toEqual([
@@ -167,7 +198,11 @@ describe("recordGradient", () => {
 
 describe("meta", () => {
   it("writes tags in code-point order and escapes strings as the reference does", () => {
-    const tagged = ProfileRun.training('a"b\n', 2, "cpu").tag("9", "b").tag("10", "a").tag("～", "x").tag("😀", "y");
+    const tagged = ProfileRun.training('a"b\n', 2, "cpu")
+      .tag("9", "b")
+      .tag("10", "a")
+      .tag("～", "x")
+      .tag("😀", "y");
     const session = TraceSession.inMemory(tagged, { runId: "r", timestamp: "t" });
     expect(session.sink.lines()[0]).toBe(
       '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"a\\"b\\n/update-2","entrypoint":"a\\"b\\n","phase":"train","timestamp":"t","capture_step":2,"warmup_steps":1,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{"10":"a","9":"b","～":"x","😀":"y"}}',
@@ -178,15 +213,19 @@ describe("meta", () => {
     expect(() => TraceSession.inMemory(ProfileRun.training("e", 0, "cpu"))).toThrowError(
       "capture_step must be one-based and greater than zero",
     );
-    expect(() => TraceSession.inMemory(ProfileRun.training("e", 1.5, "cpu"))).toThrowError(/capture_step must be an integer/);
+    expect(() => TraceSession.inMemory(ProfileRun.training("e", 1.5, "cpu"))).toThrowError(
+      /capture_step must be an integer/,
+    );
     expect(() => TraceSession.inMemory(ProfileRun.training("e", 1, "cpu").warmupSteps(-1))).toThrowError(
       /warmup_steps must be/,
     );
-    expect(() => TraceSession.inMemory(ProfileRun.training("e", 1, "cpu").tag("k", 1 as unknown as string))).toThrowError(
-      /tags\.k must be a string/,
-    );
     expect(() =>
-      TraceSession.inMemory(ProfileRun.from({ ...ProfileRun.training("e", 1, "cpu").fields(), phase: "Train" as "train" })),
+      TraceSession.inMemory(ProfileRun.training("e", 1, "cpu").tag("k", 1 as unknown as string)),
+    ).toThrowError(/tags\.k must be a string/);
+    expect(() =>
+      TraceSession.inMemory(
+        ProfileRun.from({ ...ProfileRun.training("e", 1, "cpu").fields(), phase: "Train" as "train" }),
+      ),
     ).toThrowError(/phase must be one of/);
   });
 });

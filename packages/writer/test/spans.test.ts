@@ -1,11 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  ProfileRun,
-  TraceSession,
-  TraceSessionCore,
-  TraceSessionError,
-  WriterInputError,
-} from "@cg/writer";
+import { ProfileRun, TraceSession, TraceSessionCore, TraceSessionError, WriterInputError } from "@cg/writer";
 import { describe, expect, it } from "vitest";
 import { checkTrace, eventsOfKind, scriptedClock } from "./support.js";
 
@@ -13,7 +7,8 @@ const run = ProfileRun.training("train::update", 1, "cpu");
 
 function parents(text: string): Record<string, string | undefined> {
   const result: Record<string, string | undefined> = {};
-  for (const start of eventsOfKind(checkTrace(text).events, "span_start")) result[start.name] = start.parent_id;
+  for (const start of eventsOfKind(checkTrace(text).events, "span_start"))
+    result[start.name] = start.parent_id;
   return result;
 }
 
@@ -42,7 +37,9 @@ describe("span guards", () => {
     span.end();
     session.finish();
     const text = session.sink.text();
-    expect(text).toContain('{"kind":"span_start","id":"s2","parent_id":"s1","name":"m","start_ns":10,"span_kind":"function","measured":true}\n');
+    expect(text).toContain(
+      '{"kind":"span_start","id":"s2","parent_id":"s1","name":"m","start_ns":10,"span_kind":"function","measured":true}\n',
+    );
     expect(text).toContain('{"kind":"span_end","id":"s2","duration_ns":15}\n');
     expect(text.endsWith('{"kind":"span_end","id":"s1","duration_ns":40}\n')).toBe(true);
   });
@@ -51,7 +48,9 @@ describe("span guards", () => {
     const session = TraceSession.inMemory(run);
     session.finish();
     const lines = session.sink.lines();
-    expect(lines[1]).toBe('{"kind":"span_start","id":"s1","name":"train::update","start_ns":0,"span_kind":"function","measured":false}');
+    expect(lines[1]).toBe(
+      '{"kind":"span_start","id":"s1","name":"train::update","start_ns":0,"span_kind":"function","measured":false}',
+    );
     expect(lines[2]).toMatch(/^\{"kind":"span_end","id":"s1","duration_ns":\d+\}$/);
   });
 
@@ -90,9 +89,9 @@ describe("span guards", () => {
     })();
     expect(TraceSessionError.isInstance(error)).toBe(true);
     expect((error as TraceSessionError).code).toBe("foreign_span");
-    expect(() => session.recordOp(foreign, { opName: "x", dtype: "f32", device: "cpu", durationNs: 1 })).toThrow(
-      /does not belong/,
-    );
+    expect(() =>
+      session.recordOp(foreign, { opName: "x", dtype: "f32", device: "cpu", durationNs: 1 }),
+    ).toThrow(/does not belong/);
     foreign.end();
     session.finish();
     other.finish();
@@ -107,7 +106,9 @@ describe("span guards", () => {
     expect(session.finished).toBe(false);
     a.end();
     expect(session.finish()).toBe("memory");
-    expect(() => session.beginSpan("late")).toThrowError(expect.objectContaining({ code: "session_finished" }));
+    expect(() => session.beginSpan("late")).toThrowError(
+      expect.objectContaining({ code: "session_finished" }),
+    );
     expect(() => session.finish()).toThrowError(/already finished/);
   });
 
@@ -153,7 +154,12 @@ describe("span(name, fn)", () => {
               await sleep(1);
               using guard = session.beginSpan(`${name}.guard`);
               await sleep(1);
-              session.recordOp(session.currentSpanId(), { opName: name, dtype: "f32", device: "cpu", durationNs: 1 });
+              session.recordOp(session.currentSpanId(), {
+                opName: name,
+                dtype: "f32",
+                device: "cpu",
+                durationNs: 1,
+              });
               guard.end();
             });
           }),
@@ -215,6 +221,8 @@ describe("span(name, fn)", () => {
     second.finish();
     expect(parents(first.sink.text())).toEqual({ "train::update": undefined, f: "s1", "f.child": "s2" });
     expect(parents(second.sink.text())).toEqual({ "train::update": undefined, g: "s1", "g.child": "s2" });
-    expect(second.sink.text()).toContain('"event_id":"gradient-1","root":"vb","key":"w","state":"zero","norm":0.0}');
+    expect(second.sink.text()).toContain(
+      '"event_id":"gradient-1","root":"vb","key":"w","state":"zero","norm":0.0}',
+    );
   });
 });

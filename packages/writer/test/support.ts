@@ -22,7 +22,8 @@ export function checkTrace(text: string): CheckedTrace {
     const result = decodeTraceLine(line);
     if (!result.ok) throw new Error(`line ${index + 1} does not decode: ${result.error.message}\n${line}`);
     const event = result.event;
-    if ((event.kind === "meta") !== (index === 0)) throw new Error(`meta must be exactly line 1 (line ${index + 1})`);
+    if ((event.kind === "meta") !== (index === 0))
+      throw new Error(`meta must be exactly line 1 (line ${index + 1})`);
     if (event.kind === "span_start") {
       if (starts.has(event.id)) throw new Error(`duplicate span_start ${event.id}`);
       starts.set(event.id, event);

@@ -1,0 +1,54 @@
+// Child process for the kill and exit tests. Usage:
+//   capture-child <path> <durability> <mode> <events>
+// mode `pause`: record <events> events (nested spans left open), print "READY <lines>", then wait to be killed.
+// mode `stream`: record events forever, printing "GO" once the first thousand are recorded.
+// mode `exit`: record <events> events and exit without finish (tests the exit flush).
+import { ProfileRun, TraceSession } from "../src/index.js";
+
+const [path, durability, mode, eventsText] = process.argv.slice(2) as [
+  string,
+  "buffered" | "line",
+  string,
+  string,
+];
+const events = Number(eventsText);
+const session = TraceSession.open(path, ProfileRun.training("child::update", 1, "cpu"), { durability });
+let lines = 2;
+const measured = session.beginMeasurement("child/update");
+lines++;
+const forward = session.beginStepSpan("child/update/forward", "forward");
+lines++;
+
+function recordOne(index: number): void {
+  if (index % 10 === 0) {
+    session.beginSpan(`op-${index}`, "op").end();
+    lines += 2;
+  } else {
+    session.recordOp(forward, {
+      opName: `matmul-${index}`,
+      inputs: ["a", "b"],
+      output: `t${index}`,
+      shape: [32, 32],
+      dtype: "f32",
+      device: "cpu",
+      durationNs: index,
+    });
+    lines++;
+  }
+}
+
+if (mode === "stream") {
+  let index = 0;
+  for (; index < 1000; index++) recordOne(index);
+  process.stdout.write("GO\n");
+  for (;;) recordOne(index++);
+} else {
+  for (let index = 0; index < events; index++) recordOne(index);
+  if (mode === "exit") {
+    void measured;
+    process.stdout.write(`DONE ${lines}\n`);
+    process.exit(0);
+  }
+  process.stdout.write(`READY ${lines}\n`);
+  setInterval(() => {}, 1000);
+}

@@ -1,0 +1,121 @@
+// A capture killed with SIGKILL leaves a file whose complete lines all parse; in `line` durability
+// every recorded event is there. A process that exits without finish() still flushes its buffer.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkTrace } from "./support.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const packageRoot = resolve(here, "..");
+const childScript = join(here, "capture-child.ts");
+const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
+let workDir = "";
+
+beforeAll(() => {
+  // The child runs the writer's sources through tsx; its dependencies load from their built output.
+  const missing = ["schema", "clock", "memory"].some(
+    (name) => !existsSync(resolve(packageRoot, `../${name}/dist/index.js`)),
+  );
+  if (missing) {
+    execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/writer^..."], {
+      cwd: resolve(packageRoot, "../.."),
+      stdio: "ignore",
+    });
+  }
+  workDir = mkdtempSync(join(tmpdir(), "cg-writer-child-"));
+}, 120_000);
+
+afterAll(() => {
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<string> } {
+  const child = spawn(process.execPath, [tsxCli, childScript, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const firstLine = new Promise<string>((resolvePromise, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const newline = stdout.indexOf("\n");
+      if (newline >= 0) resolvePromise(stdout.slice(0, newline));
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code, signal) => {
+      if (!stdout.includes("\n")) reject(new Error(`child exited (${code ?? signal}) early: ${stderr}`));
+    });
+  });
+  return { child, firstLine };
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolvePromise) => {
+    child.on("exit", () => resolvePromise());
+    child.kill("SIGKILL");
+  });
+}
+
+/** The complete (LF-terminated) lines of a file, checked with the ordering rules. */
+function completeLines(path: string): { count: number; lastKind: string | undefined } {
+  const text = readFileSync(path, "utf8");
+  const complete = text.slice(0, text.lastIndexOf("\n") + 1);
+  const { events } = checkTrace(complete);
+  return { count: events.length, lastKind: events.at(-1)?.kind };
+}
+
+describe("SIGKILL mid-capture", () => {
+  for (const events of [0, 37, 5000]) {
+    it(`line durability keeps every event recorded before the kill (${events} events)`, async () => {
+      const path = join(workDir, `line-${events}.jsonl`);
+      const { child, firstLine } = startChild([path, "line", "pause", String(events)]);
+      const ready = await firstLine;
+      await kill(child);
+      const expected = Number(ready.split(" ")[1]);
+      expect(completeLines(path).count).toBe(expected);
+      expect(readFileSync(path, "utf8").endsWith("\n")).toBe(true);
+    });
+  }
+
+  for (const events of [37, 5000]) {
+    it(`buffered durability leaves only whole, valid lines (${events} events)`, async () => {
+      const path = join(workDir, `buffered-${events}.jsonl`);
+      const { child, firstLine } = startChild([path, "buffered", "pause", String(events)]);
+      const ready = await firstLine;
+      await kill(child);
+      const { count } = completeLines(path);
+      expect(count).toBeLessThanOrEqual(Number(ready.split(" ")[1]));
+      expect(readFileSync(path, "utf8").endsWith("\n") || count === 0).toBe(true);
+    });
+  }
+
+  for (const durability of ["line", "buffered"]) {
+    it(`a kill while writing at full speed leaves parseable lines (${durability})`, async () => {
+      const path = join(workDir, `stream-${durability}.jsonl`);
+      const { child, firstLine } = startChild([path, durability, "stream", "0"]);
+      await firstLine;
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
+      await kill(child);
+      const { count } = completeLines(path);
+      expect(count).toBeGreaterThan(durability === "line" ? 1000 : 2);
+    });
+  }
+});
+
+describe("exit without finish", () => {
+  it("process exit flushes the buffered lines (no root end)", async () => {
+    const path = join(workDir, "exit.jsonl");
+    const { child, firstLine } = startChild([path, "buffered", "exit", "300"]);
+    const done = await firstLine;
+    await new Promise((resolvePromise) => child.on("exit", resolvePromise));
+    const { count, lastKind } = completeLines(path);
+    expect(count).toBe(Number(done.split(" ")[1]));
+    expect(lastKind).not.toBe("span_end");
+  });
+});
