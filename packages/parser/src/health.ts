@@ -1,7 +1,7 @@
 // Structural trust of a document (spec §12): every reference check, in the emission order of §12.1.
 import { formatU64, u64ToBigInt } from "@cg/schema";
-import { buildSpanTree, durationSum, spanEnd, unionLength } from "./span-tree.js";
-import type { TraceDocument } from "./trace-document.js";
+import { buildSpanTree, durationSum, type SpanTree, spanEnd, unionLength } from "./span-tree.js";
+import type { SpanRecord, TraceDocument } from "./trace-document.js";
 
 export type HealthSeverity = "error" | "warning";
 
@@ -56,12 +56,22 @@ function warning(code: string, message: string): HealthIssue {
   return { severity: "warning", code, message };
 }
 
-/** Computes the health of a document: trusted flag, issues in reference order, coverage. */
-export function analyzeHealth(document: TraceDocument, options: HealthOptions = {}): HealthReport {
-  const issues: HealthIssue[] = [];
-  const { spans } = document;
-  const tree = buildSpanTree(spans);
+export interface SpanCounts {
+  roots: number;
+  measured: number;
+  closed: number;
+  forward: number;
+  backward: number;
+  optimizer: number;
+}
 
+/** Steps 1–5 of spec §12.1 over the span records (in id order). */
+export function spanStructureIssues(
+  spans: readonly SpanRecord[],
+  options: HealthOptions,
+  issues: HealthIssue[],
+  tree: SpanTree = buildSpanTree(spans),
+): SpanCounts {
   if (tree.byId.size !== spans.length) {
     issues.push(
       error(
@@ -70,23 +80,20 @@ export function analyzeHealth(document: TraceDocument, options: HealthOptions = 
       ),
     );
   }
-  let roots = 0;
-  let measured = 0;
-  let closed = 0;
-  let forward = 0;
-  let backward = 0;
-  let optimizer = 0;
+  const counts: SpanCounts = { roots: 0, measured: 0, closed: 0, forward: 0, backward: 0, optimizer: 0 };
   for (const span of spans) {
-    if (span.parent_id === undefined) roots++;
-    if (span.measured) measured++;
-    if (span.closed) closed++;
-    if (span.step === "forward") forward++;
-    else if (span.step === "backward") backward++;
-    else if (span.step === "optimizer") optimizer++;
+    if (span.parent_id === undefined) counts.roots++;
+    if (span.measured) counts.measured++;
+    if (span.closed) counts.closed++;
+    if (span.step === "forward") counts.forward++;
+    else if (span.step === "backward") counts.backward++;
+    else if (span.step === "optimizer") counts.optimizer++;
   }
-  if (roots !== 1) issues.push(error("root_count", `expected exactly one root span, found ${roots}`));
-  if (measured !== 1)
-    issues.push(error("measurement_count", `expected exactly one measured region, found ${measured}`));
+  if (counts.roots !== 1)
+    issues.push(error("root_count", `expected exactly one root span, found ${counts.roots}`));
+  if (counts.measured !== 1) {
+    issues.push(error("measurement_count", `expected exactly one measured region, found ${counts.measured}`));
+  }
 
   for (const span of spans) {
     if (!span.closed) issues.push(error("open_span", `span \`${span.id}\` was not closed`, span.id));
@@ -136,36 +143,35 @@ export function analyzeHealth(document: TraceDocument, options: HealthOptions = 
       );
     }
   }
+  return counts;
+}
 
-  for (const op of document.ops) {
-    if (!tree.byId.has(op.span_id)) {
-      issues.push(
-        error("unknown_span", `operation evidence refers to missing span \`${op.span_id}\``, op.span_id),
-      );
-    }
-  }
+export function unknownSpanIssue(group: "operation" | "tensor" | "memory", spanId: string): HealthIssue {
+  return error("unknown_span", `${group} evidence refers to missing span \`${spanId}\``, spanId);
+}
+
+export function unknownEdgeSpanIssue(from: string, to: string): HealthIssue {
+  return error("unknown_edge_span", `edge \`${from}\` -> \`${to}\` refers to a missing span`);
+}
+
+/** Computes the health of a document: trusted flag, issues in reference order, coverage. */
+export function analyzeHealth(document: TraceDocument, options: HealthOptions = {}): HealthReport {
+  const issues: HealthIssue[] = [];
+  const { spans } = document;
+  const tree = buildSpanTree(spans);
+  const counts = spanStructureIssues(spans, options, issues, tree);
+
+  for (const op of document.ops)
+    if (!tree.byId.has(op.span_id)) issues.push(unknownSpanIssue("operation", op.span_id));
   for (const tensor of document.tensors) {
-    if (!tree.byId.has(tensor.span_id)) {
-      issues.push(
-        error("unknown_span", `tensor evidence refers to missing span \`${tensor.span_id}\``, tensor.span_id),
-      );
-    }
+    if (!tree.byId.has(tensor.span_id)) issues.push(unknownSpanIssue("tensor", tensor.span_id));
   }
   for (const event of document.memory) {
-    if (!tree.byId.has(event.span_id)) {
-      issues.push(
-        error("unknown_span", `memory evidence refers to missing span \`${event.span_id}\``, event.span_id),
-      );
-    }
+    if (!tree.byId.has(event.span_id)) issues.push(unknownSpanIssue("memory", event.span_id));
   }
   for (const edge of document.edges) {
     if (!tree.byId.has(edge.from_span) || !tree.byId.has(edge.to_span)) {
-      issues.push(
-        error(
-          "unknown_edge_span",
-          `edge \`${edge.from_span}\` -> \`${edge.to_span}\` refers to a missing span`,
-        ),
-      );
+      issues.push(unknownEdgeSpanIssue(edge.from_span, edge.to_span));
     }
   }
 
@@ -182,36 +188,49 @@ export function analyzeHealth(document: TraceDocument, options: HealthOptions = 
   }
   pairing.finish(issues);
 
-  const phaseIsTrain = document.run.phase === "train";
   pushPresenceWarnings(issues, {
     operations: document.ops.length,
     tensors: document.tensors.length,
     memory: document.memory.length,
     deviceMemory: document.device_memory.length,
     gradients: document.gradients.length,
-    forward,
-    backward,
-    optimizer,
-    train: phaseIsTrain,
+    forward: counts.forward,
+    backward: counts.backward,
+    optimizer: counts.optimizer,
+    train: document.run.phase === "train",
   });
 
+  return healthReport(issues, spans.length, counts, {
+    operations: document.ops.length,
+    tensors: document.tensors.length,
+    memory_events: document.memory.length,
+    device_memory_samples: document.device_memory.length,
+    gradients: document.gradients.length,
+    edges: document.edges.length,
+  });
+}
+
+export function healthReport(
+  issues: HealthIssue[],
+  spanCount: number,
+  counts: SpanCounts,
+  evidence: Pick<
+    HealthCoverage,
+    "operations" | "tensors" | "memory_events" | "device_memory_samples" | "gradients" | "edges"
+  >,
+): HealthReport {
   return {
     trusted: !issues.some((issue) => issue.severity === "error"),
     issues,
     coverage: {
-      spans: spans.length,
-      closed_spans: closed,
-      root_spans: roots,
-      measured_spans: measured,
-      operations: document.ops.length,
-      tensors: document.tensors.length,
-      memory_events: document.memory.length,
-      device_memory_samples: document.device_memory.length,
-      gradients: document.gradients.length,
-      edges: document.edges.length,
-      forward_spans: forward,
-      backward_spans: backward,
-      optimizer_spans: optimizer,
+      spans: spanCount,
+      closed_spans: counts.closed,
+      root_spans: counts.roots,
+      measured_spans: counts.measured,
+      ...evidence,
+      forward_spans: counts.forward,
+      backward_spans: counts.backward,
+      optimizer_spans: counts.optimizer,
     },
   };
 }

@@ -66,6 +66,11 @@ export function spanRecordFromStart(event: Extract<TraceEvent, { kind: "span_sta
   return record;
 }
 
+/** Span order of a document: by id, in code point (UTF-8 byte) order. */
+export function compareCodePointsSpans(left: SpanRecord, right: SpanRecord): number {
+  return compareCodePoints(left.id, right.id);
+}
+
 /** Accumulates accepted events into a document. */
 export class DocumentBuilder {
   #meta: Extract<TraceEvent, { kind: "meta" }> | undefined;
@@ -124,7 +129,7 @@ export class DocumentBuilder {
     const meta = this.#meta;
     if (meta === undefined) throw new Error("document has no meta event");
     const { kind: _kind, schema, ...run } = meta;
-    const spans = [...this.#spans.values()].sort((left, right) => compareCodePoints(left.id, right.id));
+    const spans = [...this.#spans.values()].sort(compareCodePointsSpans);
     const document: TraceDocument = {
       schema,
       run,

@@ -1,0 +1,73 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { analyzeMemory } from "@cg/memory";
+import { fixturesDir } from "@cg/tooling-vitest";
+import { describe, expect, it } from "vitest";
+import { analyzeHealth, parseTrace, summarize, summarizeStream } from "./index.js";
+
+const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+  fixtures: { file: string; expect: string }[];
+};
+const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
+
+describe("summarizeStream", () => {
+  it.each(accepted.map((entry) => [entry.file] as const))(
+    "matches the document analyses for %s",
+    async (file) => {
+      const path = join(fixturesDir, file);
+      const document = await parseTrace(path);
+      const streamed = await summarizeStream(path);
+      const { self_times: _selfTimes, ...summary } = summarize(document);
+      expect(streamed.summary).toEqual(summary);
+      expect(streamed.health).toEqual(analyzeHealth(document));
+      expect(streamed.memory).toEqual(
+        analyzeMemory(
+          { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
+          { timeline: false },
+        ),
+      );
+      expect(streamed.exact).toBe(true);
+      expect(streamed.run).toEqual(document.run);
+    },
+  );
+
+  const header =
+    '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}\n' +
+    '{"kind":"span_start","id":"s1","name":"root","start_ns":0,"span_kind":"function","measured":true}\n';
+  const memory = (timestamp: number, tensor: string, action: string, bytes: number) =>
+    `{"kind":"memory","timestamp_ns":${timestamp},"tensor_id":"${tensor}","span_id":"s1","device":"cpu","bytes":${bytes},"action":"${action}","dtype":"u8"}\n`;
+  // The free of `a` is written before its alloc and before `b`: sorted, `a` and `b` never overlap.
+  const late =
+    header +
+    memory(30, "b", "alloc", 50) +
+    memory(40, "b", "free", 50) +
+    memory(20, "a", "free", 100) +
+    memory(10, "a", "alloc", 100) +
+    '{"kind":"span_end","id":"s1","duration_ns":100}\n';
+
+  it("restores timestamp order within the reorder window", async () => {
+    const document = await parseTrace({ text: late });
+    const streamed = await summarizeStream({ text: late }, { reorderWindow: 4 });
+    expect(streamed.exact).toBe(true);
+    expect(streamed.summary.peak_bytes).toBe(100);
+    expect(streamed.health).toEqual(analyzeHealth(document));
+  });
+
+  it("reports when events were later than the window", async () => {
+    const streamed = await summarizeStream({ text: late }, { reorderWindow: 1 });
+    expect(streamed.exact).toBe(false);
+    expect(streamed.notes[0]).toMatch(/out of timestamp order/);
+  });
+
+  it("resolves span references that appear before their span", async () => {
+    const text =
+      header +
+      '{"kind":"op","span_id":"s2","op_name":"x","dtype":"f32","device":"cpu","duration_ns":1}\n' +
+      '{"kind":"op","span_id":"s9","op_name":"x","dtype":"f32","device":"cpu","duration_ns":1}\n' +
+      '{"kind":"span_start","id":"s2","parent_id":"s1","name":"c","start_ns":0,"span_kind":"op"}\n' +
+      '{"kind":"span_end","id":"s2","duration_ns":1}\n{"kind":"span_end","id":"s1","duration_ns":100}\n';
+    const streamed = await summarizeStream({ text });
+    expect(streamed.health).toEqual(analyzeHealth(await parseTrace({ text })));
+    expect(streamed.health.issues.filter((issue) => issue.code === "unknown_span")).toHaveLength(1);
+  });
+});
