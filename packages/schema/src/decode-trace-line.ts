@@ -11,6 +11,7 @@ import {
   enumValue,
   type JsonRecord,
   missingField,
+  newContext,
   optionalFloat,
   optionalString,
   optionalU64,
@@ -50,41 +51,41 @@ import { scanLine } from "./line-scan.js";
 function decodeMeta(record: JsonRecord, context: DecodeContext): MetaEvent {
   const event: MetaEvent = {
     kind: "meta",
-    schema: requiredString(record, "schema", context),
-    run_id: requiredString(record, "run_id", context),
-    correlation_id: requiredString(record, "correlation_id", context),
-    entrypoint: requiredString(record, "entrypoint", context),
-    phase: requiredEnum(record, "phase", EXECUTION_PHASES, context),
-    timestamp: requiredString(record, "timestamp", context),
-    capture_step: requiredU64(record, "capture_step", context),
-    warmup_steps: requiredU64(record, "warmup_steps", context),
-    device: requiredString(record, "device", context),
+    schema: requiredString(record.schema, "schema", context),
+    run_id: requiredString(record.run_id, "run_id", context),
+    correlation_id: requiredString(record.correlation_id, "correlation_id", context),
+    entrypoint: requiredString(record.entrypoint, "entrypoint", context),
+    phase: requiredEnum(record.phase, "phase", EXECUTION_PHASES, context),
+    timestamp: requiredString(record.timestamp, "timestamp", context),
+    capture_step: requiredU64(record.capture_step, "capture_step", context),
+    warmup_steps: requiredU64(record.warmup_steps, "warmup_steps", context),
+    device: requiredString(record.device, "device", context),
     measured_region_device_synchronized: defaultedBoolean(
-      record,
+      record.measured_region_device_synchronized,
       "measured_region_device_synchronized",
       context,
     ),
-    timing_mode: requiredEnum(record, "timing_mode", TIMING_MODES, context),
-    tags: tagsValue(record, context),
+    timing_mode: requiredEnum(record.timing_mode, "timing_mode", TIMING_MODES, context),
+    tags: tagsValue(record.tags, context),
   };
-  const candleVersion = optionalString(record, "candle_version", context);
+  const candleVersion = optionalString(record.candle_version, "candle_version", context);
   if (candleVersion !== undefined) event.candle_version = candleVersion;
   return event;
 }
 
 function decodeSpanStart(record: JsonRecord, context: DecodeContext): SpanStartEvent {
-  const id = requiredString(record, "id", context);
-  const parentId = optionalString(record, "parent_id", context);
+  const id = requiredString(record.id, "id", context);
+  const parentId = optionalString(record.parent_id, "parent_id", context);
   const event: SpanStartEvent = {
     kind: "span_start",
     id,
-    name: requiredString(record, "name", context),
-    start_ns: requiredU64(record, "start_ns", context),
-    span_kind: requiredEnum(record, "span_kind", SPAN_KINDS, context),
-    measured: defaultedBoolean(record, "measured", context),
+    name: requiredString(record.name, "name", context),
+    start_ns: requiredU64(record.start_ns, "start_ns", context),
+    span_kind: requiredEnum(record.span_kind, "span_kind", SPAN_KINDS, context),
+    measured: defaultedBoolean(record.measured, "measured", context),
   };
   if (parentId !== undefined) event.parent_id = parentId;
-  const step = enumValue(record, "step", EXECUTION_STEPS, context, true);
+  const step = enumValue(record.step, "step", EXECUTION_STEPS, context, true);
   if (step !== undefined) event.step = step;
   return event;
 }
@@ -92,68 +93,68 @@ function decodeSpanStart(record: JsonRecord, context: DecodeContext): SpanStartE
 function decodeSpanEnd(record: JsonRecord, context: DecodeContext): SpanEndEvent {
   return {
     kind: "span_end",
-    id: requiredString(record, "id", context),
-    duration_ns: defaultedU64(record, "duration_ns", context),
+    id: requiredString(record.id, "id", context),
+    duration_ns: defaultedU64(record.duration_ns, "duration_ns", context),
   };
 }
 
 function decodeOp(record: JsonRecord, context: DecodeContext): OpEvent {
-  const spanId = requiredString(record, "span_id", context);
-  const opName = requiredString(record, "op_name", context);
-  const inputs = stringArrayValue(record, "inputs", context);
-  const output = optionalString(record, "output", context);
+  const spanId = requiredString(record.span_id, "span_id", context);
+  const opName = requiredString(record.op_name, "op_name", context);
+  const inputs = stringArrayValue(record.inputs, "inputs", context);
+  const output = optionalString(record.output, "output", context);
   const event: OpEvent = {
     kind: "op",
     span_id: spanId,
     op_name: opName,
     inputs,
-    shape: shapeValue(record, context),
-    dtype: requiredString(record, "dtype", context),
-    device: requiredString(record, "device", context),
-    duration_ns: requiredU64(record, "duration_ns", context),
-    timestamp_ns: defaultedU64(record, "timestamp_ns", context),
+    shape: shapeValue(record.shape, context),
+    dtype: requiredString(record.dtype, "dtype", context),
+    device: requiredString(record.device, "device", context),
+    duration_ns: requiredU64(record.duration_ns, "duration_ns", context),
+    timestamp_ns: defaultedU64(record.timestamp_ns, "timestamp_ns", context),
     input_storage_bytes: 0,
   };
   if (output !== undefined) event.output = output;
-  const storageBytes = optionalU64(record, "storage_bytes", context);
+  const storageBytes = optionalU64(record.storage_bytes, "storage_bytes", context);
   if (storageBytes !== undefined) event.storage_bytes = storageBytes;
-  event.input_storage_bytes = defaultedU64(record, "input_storage_bytes", context);
+  event.input_storage_bytes = defaultedU64(record.input_storage_bytes, "input_storage_bytes", context);
   return event;
 }
 
 function decodeTensor(record: JsonRecord, context: DecodeContext): TensorEvent {
   const event: TensorEvent = {
     kind: "tensor",
-    span_id: requiredString(record, "span_id", context),
-    tensor_id: requiredString(record, "tensor_id", context),
-    shape: shapeValue(record, context),
-    dtype: requiredString(record, "dtype", context),
-    device: requiredString(record, "device", context),
-    requires_grad: defaultedBoolean(record, "requires_grad", context),
+    span_id: requiredString(record.span_id, "span_id", context),
+    tensor_id: requiredString(record.tensor_id, "tensor_id", context),
+    shape: shapeValue(record.shape, context),
+    dtype: requiredString(record.dtype, "dtype", context),
+    device: requiredString(record.device, "device", context),
+    requires_grad: defaultedBoolean(record.requires_grad, "requires_grad", context),
     category: "other",
   };
-  const storageBytes = optionalU64(record, "storage_bytes", context);
+  const storageBytes = optionalU64(record.storage_bytes, "storage_bytes", context);
   if (storageBytes !== undefined) event.storage_bytes = storageBytes;
-  event.category = enumValue(record, "category", MEMORY_CATEGORIES, context, false) ?? "other";
+  event.category = enumValue(record.category, "category", MEMORY_CATEGORIES, context, false) ?? "other";
   return event;
 }
 
 function decodeMemory(record: JsonRecord, context: DecodeContext): MemoryEvent {
-  const timestampNs = requiredU64(record, "timestamp_ns", context);
-  const tensorId = requiredString(record, "tensor_id", context);
-  const spanId = requiredString(record, "span_id", context);
-  const opName = optionalString(record, "op_name", context);
+  const timestampNs = requiredU64(record.timestamp_ns, "timestamp_ns", context);
+  const tensorId = requiredString(record.tensor_id, "tensor_id", context);
+  const spanId = requiredString(record.span_id, "span_id", context);
+  const opName = optionalString(record.op_name, "op_name", context);
   const event: MemoryEvent = {
     kind: "memory",
     timestamp_ns: timestampNs,
     tensor_id: tensorId,
     span_id: spanId,
-    device: requiredString(record, "device", context),
-    bytes: requiredU64(record, "bytes", context),
-    action: requiredEnum(record, "action", MEMORY_ACTIONS, context),
-    shape: shapeValue(record, context),
-    dtype: requiredString(record, "dtype", context),
-    category: enumValue(record, "category", MEMORY_CATEGORIES, context, false) ?? "other",
+    device: requiredString(record.device, "device", context),
+    bytes: requiredU64(record.bytes, "bytes", context),
+    action: requiredEnum(record.action, "action", MEMORY_ACTIONS, context),
+    shape: shapeValue(record.shape, context),
+    dtype: requiredString(record.dtype, "dtype", context),
+    category: enumValue(record.category, "category", MEMORY_CATEGORIES, context, false) ?? "other",
   };
   if (opName !== undefined) event.op_name = opName;
   return event;
@@ -162,12 +163,12 @@ function decodeMemory(record: JsonRecord, context: DecodeContext): MemoryEvent {
 function decodeDeviceMemory(record: JsonRecord, context: DecodeContext): DeviceMemoryEvent {
   const event: DeviceMemoryEvent = {
     kind: "device_memory",
-    timestamp_ns: requiredU64(record, "timestamp_ns", context),
-    device: requiredString(record, "device", context),
-    used_bytes: requiredU64(record, "used_bytes", context),
-    free_bytes: requiredU64(record, "free_bytes", context),
+    timestamp_ns: requiredU64(record.timestamp_ns, "timestamp_ns", context),
+    device: requiredString(record.device, "device", context),
+    used_bytes: requiredU64(record.used_bytes, "used_bytes", context),
+    free_bytes: requiredU64(record.free_bytes, "free_bytes", context),
   };
-  const reservedBytes = optionalU64(record, "reserved_bytes", context);
+  const reservedBytes = optionalU64(record.reserved_bytes, "reserved_bytes", context);
   if (reservedBytes !== undefined) event.reserved_bytes = reservedBytes;
   return event;
 }
@@ -175,12 +176,12 @@ function decodeDeviceMemory(record: JsonRecord, context: DecodeContext): DeviceM
 function decodeGradient(record: JsonRecord, context: DecodeContext): GradientEvent {
   const event: GradientEvent = {
     kind: "gradient",
-    event_id: requiredString(record, "event_id", context),
-    root: requiredString(record, "root", context),
-    key: requiredString(record, "key", context),
-    state: requiredEnum(record, "state", GRADIENT_STATES, context),
+    event_id: requiredString(record.event_id, "event_id", context),
+    root: requiredString(record.root, "root", context),
+    key: requiredString(record.key, "key", context),
+    state: requiredEnum(record.state, "state", GRADIENT_STATES, context),
   };
-  const norm = optionalFloat(record, "norm", context);
+  const norm = optionalFloat(record.norm, "norm", context);
   if (norm !== undefined) event.norm = norm;
   return event;
 }
@@ -188,9 +189,9 @@ function decodeGradient(record: JsonRecord, context: DecodeContext): GradientEve
 function decodeEdge(record: JsonRecord, context: DecodeContext): EdgeEvent {
   return {
     kind: "edge",
-    from_span: requiredString(record, "from_span", context),
-    to_span: requiredString(record, "to_span", context),
-    duration_ns: requiredU64(record, "duration_ns", context),
+    from_span: requiredString(record.from_span, "from_span", context),
+    to_span: requiredString(record.to_span, "to_span", context),
+    duration_ns: requiredU64(record.duration_ns, "duration_ns", context),
   };
 }
 
@@ -216,7 +217,7 @@ function decodeRecord(record: JsonRecord, context: DecodeContext): TraceEvent {
       return decodeEdge(record, context);
   }
   const kind = record.kind;
-  if (kind === undefined) return missingField({ kind: "event", facts: null }, "kind");
+  if (kind === undefined) return missingField(newContext("event", null), "kind");
   if (typeof kind !== "string") {
     throw new LineFailure(
       "invalid_type",
@@ -236,6 +237,53 @@ function firstDuplicate(keys: readonly string[]): string {
   return "";
 }
 
+/** True when a digit is directly followed by `e`/`E`: the line may hold an exponent literal. */
+function mayHaveExponent(line: string): boolean {
+  for (const letter of ["e", "E"]) {
+    let position = line.indexOf(letter, 1);
+    while (position !== -1) {
+      const before = line.charCodeAt(position - 1);
+      if (before >= 0x30 && before <= 0x39) return true;
+      position = line.indexOf(letter, position + 1);
+    }
+  }
+  return false;
+}
+
+/**
+ * Optimistic path. Without backslashes and exponent literals, every way in which a line can differ
+ * from the compact serialization of the value JSON.parse returned makes the line LONGER: whitespace
+ * between tokens, a repeated key (its first occurrence vanished from the value), a non-canonical
+ * number (`5000.0`, `-0`, `1.50`; String(value) is the shortest plain form below 1e21 and larger
+ * values need 22+ digits). So when the validators accepted every key (no unknown keys) and the
+ * compact length they accounted for equals the line's length, no literal-level rule can fail and
+ * the event is final. Anything else goes through the exact path.
+ */
+export function decodeOptimistic(line: string, record: JsonRecord, kind: string): TraceEvent | undefined {
+  if (line.indexOf("\\") !== -1 || mayHaveExponent(line)) return undefined;
+  const context = newContext(kind, null);
+  let event: TraceEvent;
+  try {
+    event = decodeRecord(record, context);
+  } catch {
+    return undefined;
+  }
+  // `"kind":"<kind>",` plus braces, minus the comma after the last key.
+  const compactLength = context.length + kind.length + 10 + 1;
+  if (compactLength !== line.length || context.present + 1 !== Object.keys(record).length) return undefined;
+  return event;
+}
+
+function decodeExact(line: string, record: JsonRecord, kind: string): TraceEvent {
+  const scan = scanLine(line, false, kind);
+  if (scan.keyCount !== Object.keys(record).length) {
+    const keys = scanLine(line, true, kind).keys ?? [];
+    const duplicate = firstDuplicate(keys);
+    throw new LineFailure("duplicate_field", `duplicate field \`${duplicate}\``, `${kind}.${duplicate}`);
+  }
+  return decodeRecord(record, newContext(kind, scan.facts));
+}
+
 function decode(line: string): TraceEvent {
   let parsed: unknown;
   try {
@@ -249,14 +297,12 @@ function decode(line: string): TraceEvent {
   }
   const record = parsed as JsonRecord;
   const kindValue = record.kind;
-  const kind = typeof kindValue === "string" ? kindValue : "event";
-  const scan = scanLine(line, false, kind);
-  if (scan.keyCount !== Object.keys(record).length) {
-    const keys = scanLine(line, true, kind).keys ?? [];
-    const duplicate = firstDuplicate(keys);
-    throw new LineFailure("duplicate_field", `duplicate field \`${duplicate}\``, `${kind}.${duplicate}`);
+  if (typeof kindValue === "string") {
+    const event = decodeOptimistic(line, record, kindValue);
+    if (event !== undefined) return event;
+    return decodeExact(line, record, kindValue);
   }
-  return decodeRecord(record, { kind, facts: scan.facts });
+  return decodeExact(line, record, "event");
 }
 
 /**

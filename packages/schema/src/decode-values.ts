@@ -1,28 +1,59 @@
-// Value readers used by the per-kind validators of `decodeTraceLine`. They read one key of the
-// object JSON.parse produced, apply the spec's null and default rules (§2.1), and consult the
-// literal facts of the line scan for u64 values (§5). Every failure throws a LineFailure.
+// Value readers used by the per-kind validators of `decodeTraceLine`. Each reads one value of the
+// object JSON.parse produced, applies the spec's null and default rules (§2.1), consults the
+// literal facts of the line scan for u64 values (§5), and throws a LineFailure when it must.
+//
+// They also account for the compact JSON length of every value they accept (`present`, `length`).
+// The optimistic path of the decoder compares that with the raw line's length: see
+// decode-trace-line.ts for why equality proves the line needed no literal-level checks.
 import { LineFailure } from "./line-decode-error.js";
 import { findFact, type NumberFact } from "./line-scan.js";
 import { normalizeU64, type U64, U64_MAX } from "./u64.js";
 
 export type JsonRecord = Record<string, unknown>;
 
-/** Per-line decoding context: the event kind (field prefix) and the scan's number facts. */
+/** Per-line decoding state. */
 export interface DecodeContext {
+  /** Event kind, the prefix of field names in errors. */
   kind: string;
+  /** Number facts of the line scan; null when there were none or no scan ran. */
   facts: NumberFact[] | null;
+  /** Known keys present in the object (null values included). */
+  present: number;
+  /** Compact JSON length of the present known keys with their values, plus one comma each. */
+  length: number;
+}
+
+export function newContext(kind: string, facts: NumberFact[] | null): DecodeContext {
+  return { kind, facts, present: 0, length: 0 };
+}
+
+/** Records one present key whose value has compact JSON length `valueLength`: `"key":value,`. */
+function account(context: DecodeContext, key: string, valueLength: number): void {
+  context.present++;
+  context.length += key.length + 4 + valueLength;
+}
+
+/** Decimal digits of a safe non-negative integer. */
+function digitCount(value: number): number {
+  let digits = 1;
+  let limit = 10;
+  while (value >= limit && digits < 16) {
+    digits++;
+    limit *= 10;
+  }
+  return digits;
 }
 
 /** serde-style description of an unexpected value, e.g. "string \"10\"" or "integer `5`". */
-export function describeValue(value: unknown, literal?: string): string {
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   switch (typeof value) {
     case "string":
       return `string ${JSON.stringify(value)}`;
     case "number":
       return Number.isInteger(value) && !Object.is(value, -0)
-        ? `integer \`${literal ?? value}\``
-        : `floating point \`${literal ?? value}\``;
+        ? `integer \`${value}\``
+        : `floating point \`${value}\``;
     case "boolean":
       return `boolean \`${value}\``;
     default:
@@ -46,23 +77,34 @@ export function wrongType(value: unknown, expected: string, fieldName: string): 
   );
 }
 
-export function requiredString(record: JsonRecord, key: string, context: DecodeContext): string {
-  const value = record[key];
-  if (typeof value === "string") return value;
+export function requiredString(value: unknown, key: string, context: DecodeContext): string {
+  if (typeof value === "string") {
+    account(context, key, value.length + 2);
+    return value;
+  }
   if (value === undefined) missingField(context, key);
   return wrongType(value, "a string", field(context, key));
 }
 
 /** Optional string without default: absent and `null` both read as absent. */
-export function optionalString(record: JsonRecord, key: string, context: DecodeContext): string | undefined {
-  const value = record[key];
-  if (typeof value === "string" || value === undefined || value === null) return value ?? undefined;
+export function optionalString(value: unknown, key: string, context: DecodeContext): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") {
+    account(context, key, value.length + 2);
+    return value;
+  }
+  if (value === null) {
+    account(context, key, 4);
+    return undefined;
+  }
   return wrongType(value, "a string", field(context, key));
 }
 
-export function defaultedBoolean(record: JsonRecord, key: string, context: DecodeContext): boolean {
-  const value = record[key];
-  if (typeof value === "boolean") return value;
+export function defaultedBoolean(value: unknown, key: string, context: DecodeContext): boolean {
+  if (typeof value === "boolean") {
+    account(context, key, value ? 4 : 5);
+    return value;
+  }
   if (value === undefined) return false;
   return wrongType(value, "a boolean", field(context, key));
 }
@@ -82,30 +124,36 @@ export function unknownVariant(value: string, variants: readonly string[], field
 
 /** An enum value; `undefined` when the key is absent (callers apply required/default rules). */
 export function enumValue<T extends string>(
-  record: JsonRecord,
+  value: unknown,
   key: string,
   variants: readonly T[],
   context: DecodeContext,
   nullIsAbsent: boolean,
 ): T | undefined {
-  const value = record[key];
   if (typeof value === "string") {
-    if ((variants as readonly string[]).includes(value)) return value as T;
+    if ((variants as readonly string[]).includes(value)) {
+      account(context, key, value.length + 2);
+      return value as T;
+    }
     return unknownVariant(value, variants, field(context, key));
   }
-  if (value === undefined || (value === null && nullIsAbsent)) return undefined;
+  if (value === undefined) return undefined;
+  if (value === null && nullIsAbsent) {
+    account(context, key, 4);
+    return undefined;
+  }
   return wrongType(value, `one of ${variants.join(", ")}`, field(context, key));
 }
 
 export function requiredEnum<T extends string>(
-  record: JsonRecord,
+  value: unknown,
   key: string,
   variants: readonly T[],
   context: DecodeContext,
 ): T {
-  const value = enumValue(record, key, variants, context, false);
-  if (value === undefined) return missingField(context, key);
-  return value;
+  const variant = enumValue(value, key, variants, context, false);
+  if (variant === undefined) return missingField(context, key);
+  return variant;
 }
 
 /**
@@ -120,8 +168,9 @@ export function u64Value(
   context: DecodeContext,
   expected: "u64" | "usize",
 ): U64 {
-  if (typeof value === "number" && context.facts === null && Number.isSafeInteger(value) && value >= 0)
+  if (typeof value === "number" && context.facts === null && Number.isSafeInteger(value) && value >= 0) {
     return value;
+  }
   const fieldName = index === -1 ? field(context, key) : `${context.kind}.${key}[${index}]`;
   const code = expected === "u64" ? "expected_u64" : "expected_usize";
   if (typeof value === "number") {
@@ -153,47 +202,65 @@ export function u64Value(
   throw new LineFailure(code, `invalid type: ${describeValue(value)}, expected ${expected}`, fieldName);
 }
 
-export function requiredU64(record: JsonRecord, key: string, context: DecodeContext): U64 {
-  const value = record[key];
-  if (value === undefined) missingField(context, key);
-  return u64Value(value, key, -1, context, "u64");
+/** Compact length of an accepted u64; bigints only occur on the exact path, where length is unused. */
+function u64Length(value: U64): number {
+  return typeof value === "number" ? digitCount(value) : 0;
 }
 
-export function defaultedU64(record: JsonRecord, key: string, context: DecodeContext): U64 {
-  const value = record[key];
+export function requiredU64(value: unknown, key: string, context: DecodeContext): U64 {
+  if (value === undefined) missingField(context, key);
+  const result = u64Value(value, key, -1, context, "u64");
+  account(context, key, u64Length(result));
+  return result;
+}
+
+export function defaultedU64(value: unknown, key: string, context: DecodeContext): U64 {
   if (value === undefined) return 0;
-  return u64Value(value, key, -1, context, "u64");
+  const result = u64Value(value, key, -1, context, "u64");
+  account(context, key, u64Length(result));
+  return result;
 }
 
 /** Optional u64 without default: absent and `null` both read as absent. */
-export function optionalU64(record: JsonRecord, key: string, context: DecodeContext): U64 | undefined {
-  const value = record[key];
-  if (value === undefined || value === null) return undefined;
-  return u64Value(value, key, -1, context, "u64");
+export function optionalU64(value: unknown, key: string, context: DecodeContext): U64 | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) {
+    account(context, key, 4);
+    return undefined;
+  }
+  const result = u64Value(value, key, -1, context, "u64");
+  account(context, key, u64Length(result));
+  return result;
 }
 
 /** `shape`: an array of usize, default `[]`; `null` is rejected. Reuses the parsed array. */
-export function shapeValue(record: JsonRecord, context: DecodeContext): U64[] {
-  const value = record.shape;
+export function shapeValue(value: unknown, context: DecodeContext): U64[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) return wrongType(value, "a sequence", field(context, "shape"));
   const shape = value as unknown[];
+  let length = shape.length === 0 ? 2 : shape.length + 1;
   for (let index = 0; index < shape.length; index++) {
-    shape[index] = u64Value(shape[index], "shape", index, context, "usize");
+    const element = shape[index];
+    const result = u64Value(element, "shape", index, context, "usize");
+    if (result !== element) shape[index] = result;
+    length += u64Length(result);
   }
+  account(context, "shape", length);
   return shape as U64[];
 }
 
 /** `inputs`: an array of strings, default `[]`; `null` is rejected. Reuses the parsed array. */
-export function stringArrayValue(record: JsonRecord, key: string, context: DecodeContext): string[] {
-  const value = record[key];
+export function stringArrayValue(value: unknown, key: string, context: DecodeContext): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) return wrongType(value, "a sequence", field(context, key));
   const strings = value as unknown[];
+  let length = strings.length === 0 ? 2 : strings.length + 1;
   for (let index = 0; index < strings.length; index++) {
     const element = strings[index];
     if (typeof element !== "string") wrongType(element, "a string", `${context.kind}.${key}[${index}]`);
+    length += (element as string).length + 2;
   }
+  account(context, key, length);
   return strings as string[];
 }
 
@@ -201,25 +268,35 @@ export function stringArrayValue(record: JsonRecord, key: string, context: Decod
  * `tags`: a string map, required. Copied into a null-prototype object so keys such as `__proto__`
  * or `constructor` stay plain data and cannot reach any prototype.
  */
-export function tagsValue(record: JsonRecord, context: DecodeContext): Record<string, string> {
-  const value = record.tags;
+export function tagsValue(value: unknown, context: DecodeContext): Record<string, string> {
   if (value === undefined) return missingField(context, "tags");
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return wrongType(value, "a map", field(context, "tags"));
   }
   const tags = Object.create(null) as Record<string, string>;
   const source = value as JsonRecord;
-  for (const key of Object.keys(source)) {
+  const keys = Object.keys(source);
+  let length = keys.length === 0 ? 2 : keys.length + 1;
+  for (const key of keys) {
     const tag = source[key];
     if (typeof tag !== "string") wrongType(tag, "a string", `${context.kind}.tags.${key}`);
     tags[key] = tag as string;
+    length += key.length + 3 + (tag as string).length + 2;
   }
+  account(context, "tags", length);
   return tags;
 }
 
 /** `norm`: any finite JSON number (ints read as floats, -0 kept); `null` reads as absent. */
-export function optionalFloat(record: JsonRecord, key: string, context: DecodeContext): number | undefined {
-  const value = record[key];
-  if (typeof value === "number" || value === undefined || value === null) return value ?? undefined;
+export function optionalFloat(value: unknown, key: string, context: DecodeContext): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "number") {
+    account(context, key, String(value).length);
+    return value;
+  }
+  if (value === null) {
+    account(context, key, 4);
+    return undefined;
+  }
   return wrongType(value, "f64", field(context, key));
 }

@@ -1,0 +1,134 @@
+// decodeTraceLine against bare JSON.parse (the floor any reader pays) and against JSON.parse +
+// zod's TraceEvent.safeParse (the obvious alternative). One op decodes a realistic mix of lines:
+// the golden trace plus generated session-shaped lines (spans, ops, tensors, memory, gradients).
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { decodeTraceLine, TraceEvent } from "@cg/schema";
+import { compare } from "./harness.js";
+
+const golden = readFileSync(
+  fileURLToPath(new URL("../../../shared/fixtures/trace6/valid/golden-train.jsonl", import.meta.url)),
+  "utf8",
+)
+  .split("\n")
+  .filter((line) => line !== "");
+
+export function generatedLines(count: number): string[] {
+  const lines: string[] = [];
+  let clock = 0;
+  for (let index = 0; lines.length < count; index++) {
+    const span = `s${index + 10}`;
+    const tensor = `t${index}`;
+    clock += 1000 + (index % 7) * 13;
+    lines.push(
+      JSON.stringify({
+        kind: "span_start",
+        id: span,
+        parent_id: "s2",
+        name: `model/layer-${index % 24}/forward`,
+        start_ns: clock,
+        span_kind: "op",
+        measured: false,
+        step: "forward",
+      }),
+      JSON.stringify({
+        kind: "op",
+        span_id: span,
+        op_name: index % 3 === 0 ? "matmul" : "add",
+        inputs: [`t${index - 1}`, `w${index % 24}`],
+        output: tensor,
+        shape: [32, 128, 768],
+        dtype: "bf16",
+        device: "cuda:0",
+        duration_ns: 1200 + index,
+        timestamp_ns: clock + 5,
+        storage_bytes: 6291456,
+        input_storage_bytes: 12582912,
+      }),
+      JSON.stringify({
+        kind: "tensor",
+        span_id: span,
+        tensor_id: tensor,
+        shape: [32, 128, 768],
+        dtype: "bf16",
+        device: "cuda:0",
+        requires_grad: false,
+        storage_bytes: 6291456,
+        category: "activation",
+      }),
+      JSON.stringify({
+        kind: "memory",
+        timestamp_ns: clock + 5,
+        tensor_id: tensor,
+        span_id: span,
+        op_name: "matmul",
+        device: "cuda:0",
+        bytes: 6291456,
+        action: "alloc",
+        shape: [32, 128, 768],
+        dtype: "bf16",
+        category: "activation",
+      }),
+      JSON.stringify({ kind: "span_end", id: span, duration_ns: 1500 + (index % 11) }),
+    );
+    if (index % 5 === 0) {
+      lines.push(
+        JSON.stringify({
+          kind: "gradient",
+          event_id: `gradient-${index}`,
+          root: "vb",
+          key: `layer.${index % 24}.weight`,
+          state: "present",
+          norm: 0.125 + index / 1000,
+        }),
+      );
+      lines.push(
+        JSON.stringify({
+          kind: "device_memory",
+          timestamp_ns: clock + 9,
+          device: "cuda:0",
+          used_bytes: 1073741824 + index * 4096,
+          free_bytes: 24696061952 - index * 4096,
+        }),
+      );
+    }
+  }
+  return lines;
+}
+
+const lines = [...golden, ...generatedLines(2000)];
+
+function decodeAll(): number {
+  let accepted = 0;
+  for (const line of lines) if (decodeTraceLine(line).ok) accepted++;
+  if (accepted !== lines.length) throw new Error("a benchmark line failed to decode");
+  return accepted;
+}
+
+function parseAll(): number {
+  let objects = 0;
+  for (const line of lines) if (typeof JSON.parse(line) === "object") objects++;
+  return objects;
+}
+
+function parseWithZod(): number {
+  let accepted = 0;
+  for (const line of lines) if (TraceEvent.safeParse(JSON.parse(line)).success) accepted++;
+  return accepted;
+}
+
+export default async function run(): Promise<void> {
+  console.log(`${lines.length} lines per op`);
+  await compare(
+    "decode a realistic line mix",
+    { name: "decodeTraceLine", fn: decodeAll },
+    { name: "JSON.parse", fn: parseAll },
+    { mode: "cost", target: 1.25 },
+  );
+  await compare(
+    "decode a realistic line mix",
+    { name: "decodeTraceLine", fn: decodeAll },
+    { name: "JSON.parse + zod safeParse", fn: parseWithZod },
+    { mode: "speedup", target: 3 },
+  );
+}
