@@ -38,13 +38,21 @@ export function createDemoModel(options: DemoModelOptions = {}): DemoModel {
   if (architecture === "conv") {
     inputShape = [16, 16, 1];
     model.add(
-      tf.layers.conv2d({ inputShape, filters: 8, kernelSize: 3, activation: "relu", kernelInitializer: initializer(1) }),
+      tf.layers.conv2d({
+        inputShape,
+        filters: 8,
+        kernelSize: 3,
+        activation: "relu",
+        kernelInitializer: initializer(1),
+      }),
     );
     model.add(tf.layers.maxPooling2d({ poolSize: 2 }));
     model.add(tf.layers.flatten());
   } else {
     inputShape = [32];
-    model.add(tf.layers.dense({ inputShape, units: hidden, activation: "relu", kernelInitializer: initializer(1) }));
+    model.add(
+      tf.layers.dense({ inputShape, units: hidden, activation: "relu", kernelInitializer: initializer(1) }),
+    );
   }
   model.add(tf.layers.dense({ units: hidden, activation: "relu", kernelInitializer: initializer(2) }));
   model.add(tf.layers.dense({ units: 8, kernelInitializer: initializer(3) }));
@@ -115,7 +123,11 @@ export async function runTfjsDemo(options: TfjsDemoOptions): Promise<TfjsDemoRes
   const losses: number[] = [];
   try {
     for (let step = 1; step <= steps; step++) {
-      const loss = profiler.trainStep({ optimizer: demo.optimizer, loss: demo.loss, variables: demo.variables });
+      const loss = profiler.trainStep({
+        optimizer: demo.optimizer,
+        loss: demo.loss,
+        variables: demo.variables,
+      });
       losses.push((await loss.data())[0] as number);
       loss.dispose();
     }

@@ -1,7 +1,7 @@
 import { categoryForStep } from "@cg/memory";
 import type { MemoryCategory } from "@cg/schema";
 import type { MemoryRecord, TraceRecorder } from "@cg/writer";
-import { traceDtypeLabel, tfjsStorageBytes } from "./dtype-label.js";
+import { tfjsStorageBytes, traceDtypeLabel } from "./dtype-label.js";
 import type { TensorLike, VariableLike } from "./engine-internals.js";
 import { gradientFact } from "./gradient-fact.js";
 import type { Allocation, KernelCall, StepRecording } from "./step-recording.js";
@@ -159,7 +159,8 @@ function memoryRecord(
     bytes: allocation.info.bytes,
     dtype: traceDtypeLabel(tensor.dtype),
     category,
-    timestampNs: action === "alloc" ? allocation.timestampNs : (allocation.freeTimestampNs ?? allocation.timestampNs),
+    timestampNs:
+      action === "alloc" ? allocation.timestampNs : (allocation.freeTimestampNs ?? allocation.timestampNs),
     opName: allocation.opName,
     shape: tensor.shape,
   };

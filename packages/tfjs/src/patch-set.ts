@@ -7,7 +7,12 @@ export class PatchSet {
 
   replace<T extends object, K extends keyof T & string>(target: T, key: K, replacement: T[K]): void {
     const ownDescriptor = Object.getOwnPropertyDescriptor(target, key);
-    Object.defineProperty(target, key, { value: replacement, configurable: true, writable: true, enumerable: false });
+    Object.defineProperty(target, key, {
+      value: replacement,
+      configurable: true,
+      writable: true,
+      enumerable: false,
+    });
     this.#restores.push(() => {
       if (ownDescriptor === undefined) delete target[key];
       else Object.defineProperty(target, key, ownDescriptor);

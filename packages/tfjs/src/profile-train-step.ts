@@ -1,5 +1,5 @@
-import type { Optimizer, Scalar, Variable } from "@tensorflow/tfjs";
 import type { TraceRecorder } from "@cg/writer";
+import type { Optimizer, Scalar, Variable } from "@tensorflow/tfjs";
 import { engine as tfjsEngine } from "@tensorflow/tfjs";
 import type { CaptureSummary } from "./emit-recording.js";
 import type { EngineInternals, OptimizerLike, VariableLike } from "./engine-internals.js";

@@ -1,6 +1,7 @@
 import type { ExecutionStep } from "@cg/schema";
 import type { SpanHandle, TraceRecorder } from "@cg/writer";
 import { engine as tfjsEngine } from "@tensorflow/tfjs";
+import { type CaptureSummary, emitRecording } from "./emit-recording.js";
 import type {
   EngineInternals,
   KernelResult,
@@ -10,7 +11,6 @@ import type {
   VariableLike,
 } from "./engine-internals.js";
 import { PatchSet } from "./patch-set.js";
-import { type CaptureSummary, emitRecording } from "./emit-recording.js";
 import { StepRecording } from "./step-recording.js";
 import { TfjsProfilerError } from "./tfjs-profiler-error.js";
 
@@ -71,7 +71,10 @@ export class StepCapture {
   /** Opens the measured region and installs the hooks. */
   begin(): void {
     if (this.#state !== "new") {
-      throw new TfjsProfilerError({ code: "capture_active", message: "a StepCapture can be begun only once" });
+      throw new TfjsProfilerError({
+        code: "capture_active",
+        message: "a StepCapture can be begun only once",
+      });
     }
     if (activeCapture !== undefined) {
       throw new TfjsProfilerError({
@@ -241,30 +244,34 @@ export class StepCapture {
   #installGradientSplit(): void {
     const capture = this;
     const gradients = this.#engine.gradients;
-    this.#patches.replace(this.#engine, "gradients", function (this: EngineInternals, f, xs, dy, allowNoGradients) {
-      // Higher-order gradients stay inside the outer backward span.
-      if (capture.#gradientDepth > 0) return gradients.call(this, f, xs, dy, allowNoGradients);
-      capture.#gradientDepth++;
-      let inBackward = false;
-      const forward = (): TensorLike => {
-        capture.beginStep("forward");
-        let loss: TensorLike;
+    this.#patches.replace(
+      this.#engine,
+      "gradients",
+      function (this: EngineInternals, f, xs, dy, allowNoGradients) {
+        // Higher-order gradients stay inside the outer backward span.
+        if (capture.#gradientDepth > 0) return gradients.call(this, f, xs, dy, allowNoGradients);
+        capture.#gradientDepth++;
+        let inBackward = false;
+        const forward = (): TensorLike => {
+          capture.beginStep("forward");
+          let loss: TensorLike;
+          try {
+            loss = f();
+          } finally {
+            capture.endStep();
+          }
+          capture.beginStep("backward");
+          inBackward = true;
+          return loss;
+        };
         try {
-          loss = f();
+          return gradients.call(this, forward, xs, dy, allowNoGradients);
         } finally {
-          capture.endStep();
+          capture.#gradientDepth--;
+          if (inBackward) capture.endStep();
         }
-        capture.beginStep("backward");
-        inBackward = true;
-        return loss;
-      };
-      try {
-        return gradients.call(this, forward, xs, dy, allowNoGradients);
-      } finally {
-        capture.#gradientDepth--;
-        if (inBackward) capture.endStep();
-      }
-    });
+      },
+    );
   }
 
   #installOptimizerHook(optimizer: OptimizerLike): void {

@@ -30,17 +30,27 @@ describe("TfjsProfiler training capture", () => {
   it("captures exactly the configured step as a trusted trace with one op per kernel call", async () => {
     const demo = createDemoModel({ seed: 3 });
     const { profiler, document } = inMemoryProfiler(2);
-    const loss1 = profiler.trainStep({ optimizer: demo.optimizer, loss: demo.loss, variables: demo.variables });
+    const loss1 = profiler.trainStep({
+      optimizer: demo.optimizer,
+      loss: demo.loss,
+      variables: demo.variables,
+    });
     loss1.dispose();
     const buffersBefore = tf.memory().numDataBuffers;
     let kernelNames: string[] = [];
     const profile = await tf.profile(() => {
-      const loss = profiler.trainStep({ optimizer: demo.optimizer, loss: demo.loss, variables: demo.variables });
+      const loss = profiler.trainStep({
+        optimizer: demo.optimizer,
+        loss: demo.loss,
+        variables: demo.variables,
+      });
       return loss;
     });
     (profile.result as tf.Tensor).dispose();
     const buffersAfter = tf.memory().numDataBuffers + 1; // the loss was disposed above
-    kernelNames = profile.kernels.map((kernel) => kernel.name).filter((name) => tf.getKernel(name, "cpu") != null);
+    kernelNames = profile.kernels
+      .map((kernel) => kernel.name)
+      .filter((name) => tf.getKernel(name, "cpu") != null);
     profiler.trainStep({ optimizer: demo.optimizer, loss: demo.loss, variables: demo.variables }).dispose();
 
     const trace = document();
@@ -70,7 +80,9 @@ describe("TfjsProfiler training capture", () => {
       expect(allocated.get(free.tensor_id)?.bytes).toBe(free.bytes);
       expect(allocated.get(free.tensor_id)?.category).toBe(free.category);
     }
-    expect(buffersAfter - buffersBefore).toBe(allocs.length - frees.length - (summary?.releasesOfEarlierBuffers ?? 0));
+    expect(buffersAfter - buffersBefore).toBe(
+      allocs.length - frees.length - (summary?.releasesOfEarlierBuffers ?? 0),
+    );
     const categories = new Set(trace.memory.map((event) => event.category));
     expect(categories).toEqual(new Set(["activation", "gradient", "optimizer", "parameter"]));
 
@@ -82,11 +94,106 @@ describe("TfjsProfiler training capture", () => {
     );
     expect(parameterTensors.every((tensor) => tensor.requires_grad)).toBe(true);
     expect(trace.tensors.filter((tensor) => tensor.category === "gradient")).toHaveLength(trainables.length);
-    expect(trace.gradients.map((gradient) => gradient.key).sort()).toEqual(trainables.map((v) => v.name).sort());
+    expect(trace.gradients.map((gradient) => gradient.key).sort()).toEqual(
+      trainables.map((v) => v.name).sort(),
+    );
     expect(trace.device_memory.length).toBeGreaterThanOrEqual(4);
 
     for (const name of engineHooks) expect(Object.hasOwn(tf.engine(), name)).toBe(false);
     expect(Object.hasOwn(demo.optimizer, "applyGradients")).toBe(false);
+    demo.dispose();
+  });
+
+  it("changes nothing: outputs and weights match an unprofiled run with the same seed", () => {
+    const run = (profile: boolean) => {
+      const demo = createDemoModel({ seed: 9, batchSize: 16 });
+      const { profiler } = inMemoryProfiler(profile ? 2 : 99);
+      const losses: number[] = [];
+      for (let step = 1; step <= 3; step++) {
+        const loss = profiler.trainStep({
+          optimizer: demo.optimizer,
+          loss: demo.loss,
+          variables: demo.variables,
+        });
+        losses.push(loss.dataSync()[0] as number);
+        loss.dispose();
+      }
+      const prediction = demo.model.predict(demo.inputs) as tf.Tensor;
+      const outputs = Array.from(prediction.dataSync());
+      prediction.dispose();
+      const weights = demo.variables.map((variable) => Array.from(variable.dataSync()));
+      expect(profiler.capture === undefined).toBe(!profile);
+      demo.dispose();
+      return { losses, outputs, weights };
+    };
+    const plain = run(false);
+    const profiled = run(true);
+    expect(profiled.losses).toEqual(plain.losses);
+    expect(profiled.outputs).toEqual(plain.outputs);
+    expect(profiled.weights).toEqual(plain.weights);
+  });
+
+  it("profiles a model.fit batch through fit callbacks", async () => {
+    const demo = createDemoModel({ seed: 4, batchSize: 64, hidden: 16 });
+    const { profiler, document } = inMemoryProfiler(2);
+    const history = await profiler.fit(demo.model, demo.inputs, demo.targets, {
+      epochs: 1,
+      batchSize: 16,
+      shuffle: false,
+      verbose: 0,
+    });
+    expect(history.history.loss).toHaveLength(1);
+    expect(profiler.currentStep).toBe(4);
+    const trace = document();
+    const health = analyzeHealth(trace);
+    expect(health.trusted).toBe(true);
+    expect(health.issues.map((issue) => issue.code)).not.toContain("gradients_absent");
+    const steps = trace.spans.map((span) => span.step).filter((step) => step !== undefined);
+    expect(steps).toEqual(["forward", "backward", "optimizer"]);
+    expect(trace.gradients.map((gradient) => gradient.key).sort()).toEqual(
+      demo.variables.map((variable) => variable.name).sort(),
+    );
+    expect(
+      trace.gradients.every((gradient) => gradient.state === "present" && gradient.root === demo.model.name),
+    ).toBe(true);
+    for (const name of engineHooks) expect(Object.hasOwn(tf.engine(), name)).toBe(false);
+    demo.dispose();
+  });
+});
+
+describe("TfjsProfiler inference capture", () => {
+  it("captures model.predict with its kernels and memory", async () => {
+    const demo = createDemoModel({ seed: 6, architecture: "conv", batchSize: 4, hidden: 16 });
+    let session: TraceSession<import("@cg/writer").MemorySink> | undefined;
+    const profiler = TfjsProfiler.inference({
+      captureStep: 2,
+      openSession: (run) => {
+        session = TraceSession.inMemory(run);
+        return session;
+      },
+    });
+    let kernelCount = 0;
+    for (let step = 1; step <= 3; step++) {
+      if (step === 2) {
+        const profile = await tf.profile(() =>
+          profiler.inferenceStep(() => demo.model.predict(demo.inputs) as tf.Tensor),
+        );
+        kernelCount = profile.kernels.filter((kernel) => tf.getKernel(kernel.name, "cpu") != null).length;
+        (profile.result as tf.Tensor).dispose();
+      } else {
+        profiler.inferenceStep(() => demo.model.predict(demo.inputs) as tf.Tensor).dispose();
+      }
+    }
+    const trace = parseTraceText(session?.sink.text() ?? "");
+    expect(trace.run.phase).toBe("infer");
+    expect(analyzeHealth(trace).trusted).toBe(true);
+    expect(trace.ops).toHaveLength(kernelCount);
+    expect(trace.ops.map((op) => op.op_name)).toContain("FusedConv2D");
+    const output = trace.ops[trace.ops.length - 1];
+    expect(output?.shape).toEqual([4, 8]);
+    expect(output?.dtype).toBe("f32");
+    expect(trace.memory.every((event) => event.category === "activation")).toBe(true);
+    expect(trace.spans.map((span) => span.step).filter((step) => step !== undefined)).toEqual(["forward"]);
     demo.dispose();
   });
 });

@@ -1,5 +1,5 @@
-import type { CustomCallbackArgs, LayersModel, Logs, Scalar, Tensor } from "@tensorflow/tfjs";
 import { CaptureGate, ProfileRun, type TraceRecorder, TraceSession } from "@cg/writer";
+import type { CustomCallbackArgs, LayersModel, Logs, Scalar, Tensor } from "@tensorflow/tfjs";
 import type { CaptureSummary } from "./emit-recording.js";
 import type { OptimizerLike, VariableLike } from "./engine-internals.js";
 import { profileInference } from "./profile-inference.js";
@@ -63,7 +63,8 @@ export class TfjsProfiler {
   }
 
   static #runFor(phase: "train" | "infer", options: TfjsProfilerOptions): ProfileRun {
-    const entrypoint = options.entrypoint ?? (phase === "train" ? "tfjs::train_step" : "tfjs::inference_step");
+    const entrypoint =
+      options.entrypoint ?? (phase === "train" ? "tfjs::train_step" : "tfjs::inference_step");
     let run =
       phase === "train"
         ? ProfileRun.training(entrypoint, options.captureStep, "cpu")
@@ -148,7 +149,12 @@ export class TfjsProfiler {
   }
 
   /** `model.fit(x, y, args)` with `fitCallbacks` added; instrumentation is removed even if it throws. */
-  async fit(model: LayersModel, x: Tensor | Tensor[], y: Tensor | Tensor[], args: Parameters<LayersModel["fit"]>[2] = {}) {
+  async fit(
+    model: LayersModel,
+    x: Tensor | Tensor[],
+    y: Tensor | Tensor[],
+    args: Parameters<LayersModel["fit"]>[2] = {},
+  ) {
     const own = this.fitCallbacks(model);
     const given = args.callbacks;
     const callbacks = given === undefined ? [own] : Array.isArray(given) ? [...given, own] : [given, own];
