@@ -1,1 +1,16 @@
-export {};
+export { writeFileAtomic, writeTextFileAtomic } from "./atomic-write.js";
+export { type CliContext, processContext } from "./cli-context.js";
+export { CliError, type CliErrorOptions, UsageError } from "./cli-error.js";
+export type { Command, CommandArguments, OptionSpecs } from "./command.js";
+export { commands } from "./command-registry.js";
+export { DEFAULT_MLP_CONFIG, type MlpConfig, MlpTrainer, type StepResult } from "./demo/mlp-trainer.js";
+export { DEMO_ENTRYPOINT, type DemoOptions, type DemoResult, runDemo } from "./demo/run-demo.js";
+export { ExitCode } from "./exit-codes.js";
+export { stringifyJson } from "./format/json-output.js";
+export {
+  convertToPerfetto,
+  type PerfettoConvertOptions,
+  type PerfettoConvertStats,
+} from "./perfetto/perfetto-convert.js";
+export { runCli } from "./run-cli.js";
+export { buildSummaryView, type SummaryView } from "./views/summary-view.js";

@@ -1,0 +1,28 @@
+/** Where a command writes and what it knows about the terminal; tests pass their own. */
+export interface CliContext {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether to use ANSI colours on stdout (off when NO_COLOR is set or stdout is not a TTY). */
+  color: boolean;
+  /** Whether stderr is an interactive terminal (progress is shown only then). */
+  stderrIsTty: boolean;
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  version: string;
+}
+
+/** Builds the context of a real process: NO_COLOR (any non-empty value) and FORCE_COLOR are honoured. */
+export function processContext(version: string): CliContext {
+  const env = process.env;
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0";
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    color: !noColor && (forceColor || process.stdout.isTTY === true),
+    stderrIsTty: process.stderr.isTTY === true,
+    cwd: process.cwd(),
+    env,
+    version,
+  };
+}

@@ -1,0 +1,17 @@
+import type { Command } from "./command.js";
+import { compareCommand } from "./commands/compare.js";
+import { convertCommand } from "./commands/convert.js";
+import { demoCommand } from "./commands/demo.js";
+import { queryCommand } from "./commands/query.js";
+import { summaryCommand } from "./commands/summary.js";
+import { validateCommand } from "./commands/validate.js";
+
+/** Every command of `cg-trace`, in help order. To add one: a file in commands/ and a line here. */
+export const commands: readonly Command[] = [
+  demoCommand,
+  summaryCommand,
+  validateCommand,
+  queryCommand,
+  compareCommand,
+  convertCommand,
+];

@@ -1,0 +1,103 @@
+import { type Comparison, compareTraces, formatU64, type SignedInteger } from "@cg/trace";
+import type { Command } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+import { stringifyJson } from "../format/json-output.js";
+import { createStyle, type Style } from "../format/style.js";
+import { renderFacts, renderTable } from "../format/table.js";
+import { formatDuration, formatPercent, formatSignedBytes, formatSignedDuration } from "../format/units.js";
+import { booleanOption } from "../parse-command-args.js";
+import { loadTrace } from "../trace-input.js";
+
+const big = (value: SignedInteger): bigint => BigInt(value);
+
+function renderComparison(comparison: Comparison, style: Style): string {
+  const out: string[] = [];
+  const verdict = comparison.comparable ? style.good("COMPARABLE") : style.bad("NOT COMPARABLE");
+  out.push(`${style.bold("Comparison")}: ${verdict}\n`);
+  for (const reason of comparison.reasons) out.push(`  ${style.bad("reason")}: ${reason}\n`);
+  for (const warning of comparison.warnings) out.push(`  ${style.warn("warning")}: ${warning}\n`);
+  const run = (side: Comparison["baseline"]) =>
+    `${side.run_id} (${side.entrypoint}, ${side.trusted ? "trusted" : "untrusted"}), total ${formatDuration(side.total_ns)}`;
+  out.push(
+    renderFacts([
+      ["baseline", run(comparison.baseline)],
+      ["candidate", run(comparison.candidate)],
+      [
+        "total delta",
+        `${formatSignedDuration(big(comparison.total_delta_ns))} (${formatPercent(comparison.total_delta_percent)}), ${formatU64(comparison.baseline.total_ns)} → ${formatU64(comparison.candidate.total_ns)} ns`,
+      ],
+      [
+        "peak memory delta",
+        `${formatSignedBytes(big(comparison.peak_delta_bytes))} (${formatPercent(comparison.peak_delta_percent)}), ${formatU64(comparison.baseline.peak_bytes)} → ${formatU64(comparison.candidate.peak_bytes)} B`,
+      ],
+    ]),
+  );
+  if (comparison.span_deltas.length > 0) {
+    out.push(`\n${style.bold("Span deltas")} (measured subtree, by path, largest first)\n`);
+    out.push(
+      renderTable(
+        [
+          { header: "path" },
+          { header: "baseline", align: "right" },
+          { header: "candidate", align: "right" },
+          { header: "delta", align: "right" },
+          { header: "%", align: "right" },
+        ],
+        comparison.span_deltas.map((delta) => [
+          delta.path,
+          formatDuration(delta.baseline_ns),
+          formatDuration(delta.candidate_ns),
+          formatSignedDuration(big(delta.delta_ns)),
+          formatPercent(delta.delta_percent),
+        ]),
+      ),
+    );
+  }
+  out.push(`\n${style.bold("Gradient changes")}: ${comparison.gradient_changes.length}\n`);
+  if (comparison.gradient_changes.length > 0) {
+    const side = (value: { state: string; norm?: number } | undefined) =>
+      value === undefined
+        ? "(absent)"
+        : `${value.state}${value.norm === undefined ? "" : ` ${value.norm.toPrecision(6)}`}`;
+    out.push(
+      renderTable(
+        [{ header: "parameter" }, { header: "baseline" }, { header: "candidate" }],
+        comparison.gradient_changes.map((change) => [
+          change.key,
+          side(change.baseline),
+          side(change.candidate),
+        ]),
+      ),
+    );
+  }
+  return out.join("");
+}
+
+export const compareCommand: Command = {
+  name: "compare",
+  summary: "compare two traces: comparability, total and per-path deltas, peak memory, gradient changes",
+  usage: "compare <baseline> <candidate> [--json]",
+  help: `Traces are comparable when both are trusted and agree on entrypoint, phase, device, timing
+mode, measured-region sync, warm-up steps and tags (source_revision, source_commit and build_id
+only warn). Untrusted traces are still compared, and marked not comparable.
+
+Options:
+  --json   the comparison as JSON (schema "candle-graph/comparison/1"); u64 values above 2^53 are
+           exact JSON integers
+
+Exit codes: 0 compared (the verdict is in the output), 2 usage error or a trace that does not parse.`,
+  options: { json: { type: "boolean" } },
+  positionals: { min: 2, max: 2 },
+  async run(args, context) {
+    const [baselinePath, candidatePath] = args.positionals as [string, string];
+    const baseline = await loadTrace(baselinePath, context);
+    const candidate = await loadTrace(candidatePath, context);
+    const comparison = compareTraces(baseline, candidate);
+    context.stdout(
+      booleanOption(args, "json")
+        ? `${stringifyJson(comparison)}\n`
+        : renderComparison(comparison, createStyle(context.color)),
+    );
+    return ExitCode.Ok;
+  },
+};

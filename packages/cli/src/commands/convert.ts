@@ -1,0 +1,46 @@
+import { writeFileAtomic } from "../atomic-write.js";
+import { UsageError } from "../cli-error.js";
+import type { Command } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+import { choiceOption, stringOption } from "../parse-command-args.js";
+import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
+import { streamTrace } from "../trace-input.js";
+
+export const convertCommand: Command = {
+  name: "convert",
+  summary: "convert a trace to Chrome trace-event JSON for ui.perfetto.dev / chrome://tracing",
+  usage: "convert <trace> --to perfetto -o <file.json>",
+  help: `Options:
+  --to perfetto      output format (Chrome trace-event JSON, loads in Perfetto and chrome://tracing)
+  -o, --output FILE  where to write; written atomically (temp file + rename)
+
+The trace is streamed: memory use does not grow with the file size. Spans become nested slices
+on the "spans" track(s), ops get their own "ops" track(s), logical memory per device and category
+and device memory used/free/reserved become counters. Times are microseconds since capture start.
+
+Open the file at https://ui.perfetto.dev ("Open trace file") or in chrome://tracing ("Load").
+Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
+  options: {
+    to: { type: "string" },
+    output: { type: "string", short: "o" },
+  },
+  positionals: { min: 1, max: 1 },
+  async run(args, context) {
+    const tracePath = args.positionals[0]!;
+    choiceOption(args, "convert", "to", ["perfetto"]);
+    const output = stringOption(args, "output");
+    if (output === undefined)
+      throw new UsageError({ message: "convert: -o/--output <file.json> is required" });
+    const stats = await writeFileAtomic(output, (write) =>
+      convertToPerfetto(streamTrace(tracePath, context), write, { converter: `cg-trace ${context.version}` }),
+    );
+    const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`;
+    context.stdout(
+      `wrote ${output}: ${plural(stats.spans, "span")} on ${plural(stats.spanTracks, "track")}, ` +
+        `${plural(stats.ops, "op")}, ${plural(stats.memoryEvents, "memory event")}, ` +
+        `${plural(stats.deviceMemorySamples, "device-memory sample")}\n` +
+        "open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n",
+    );
+    return ExitCode.Ok;
+  },
+};

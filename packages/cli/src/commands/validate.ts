@@ -1,0 +1,47 @@
+import { analyzeHealth, type TraceParseError } from "@cg/trace";
+import type { Command } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+import { createStyle } from "../format/style.js";
+import { booleanOption } from "../parse-command-args.js";
+import { formatParseError, loadTrace } from "../trace-input.js";
+
+export const validateCommand: Command = {
+  name: "validate",
+  summary: "check that a trace parses and is structurally trusted; diagnostics as file:line: code: message",
+  usage: "validate <trace> [--lenient]",
+  help: `Reads the trace strictly (like the reference reader) and checks its health.
+Each problem is printed as "file:line: code: message" (health issues have no line: "file: code: message").
+
+Options:
+  --lenient   skip undecodable lines, out-of-order events and a truncated last line (a killed
+              writer) instead of stopping; each is reported, and the rest is checked
+
+Exit codes: 0 valid and trusted,
+            1 valid but untrusted (health errors), or read only by skipping lines in --lenient mode,
+            2 usage error, unreadable file or a trace that does not parse.`,
+  options: { lenient: { type: "boolean" } },
+  positionals: { min: 1, max: 1 },
+  async run(args, context) {
+    const path = args.positionals[0]!;
+    const style = createStyle(context.color);
+    const lenient = booleanOption(args, "lenient");
+    const skipped: TraceParseError[] = [];
+    const document = await loadTrace(
+      path,
+      context,
+      lenient ? { mode: "lenient", onDiagnostic: (diagnostic) => skipped.push(diagnostic) } : {},
+    );
+    for (const diagnostic of skipped) context.stdout(`${formatParseError(diagnostic, path)}\n`);
+    const health = analyzeHealth(document);
+    for (const issue of health.issues) {
+      const severity = issue.severity === "error" ? style.bad("error") : style.warn("warning");
+      context.stdout(`${path}: ${issue.code}: ${severity}: ${issue.message}\n`);
+    }
+    const errors = health.issues.filter((issue) => issue.severity === "error").length;
+    const warnings = health.issues.length - errors;
+    const verdict = health.trusted ? style.good("trusted") : style.bad("untrusted");
+    const skippedNote = skipped.length > 0 ? `, ${skipped.length} line(s) skipped` : "";
+    context.stdout(`${path}: valid, ${verdict} (${errors} error(s), ${warnings} warning(s)${skippedNote})\n`);
+    return health.trusted && skipped.length === 0 ? ExitCode.Ok : ExitCode.Failure;
+  },
+};

@@ -1,0 +1,57 @@
+import { basename } from "node:path";
+import { renderReport } from "@cg/report";
+import { writeTextFileAtomic } from "../atomic-write.js";
+import { UsageError } from "../cli-error.js";
+import type { Command } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+import { stringOption } from "../parse-command-args.js";
+import { loadTrace } from "../trace-input.js";
+
+function formatSize(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export const viewCommand: Command = {
+  name: "view",
+  summary: "write a self-contained offline HTML report of a trace (timeline, span costs, memory, gradients)",
+  usage: "view <trace> -o <report.html> [--baseline <trace>] [--title <text>]",
+  help: `Options:
+  -o, --output FILE    where to write the HTML report; written atomically (temp file + rename)
+  --baseline TRACE     add a Comparison view: per-path deltas and the memory delta against TRACE
+  --title TEXT         page title (default: the entrypoint)
+
+The report is one HTML file with no external URL, script or font: open it from disk in any current
+browser, offline. Views: Overview (provenance, health verdict with every issue and gap, measured
+total, findings), Timeline (zoomable flame chart with ops), Span costs, Memory, Gradients and, with
+--baseline, Comparison. Untrusted traces still get a report; it says so at the top.
+Large traces are aggregated or downsampled where needed, and the report says where.
+Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
+  options: {
+    output: { type: "string", short: "o" },
+    baseline: { type: "string" },
+    title: { type: "string" },
+  },
+  positionals: { min: 1, max: 1 },
+  async run(args, context) {
+    const tracePath = args.positionals[0]!;
+    const output = stringOption(args, "output");
+    if (output === undefined)
+      throw new UsageError({ message: "view: -o/--output <report.html> is required" });
+    const baselinePath = stringOption(args, "baseline");
+    const title = stringOption(args, "title");
+    const document = await loadTrace(tracePath, context);
+    const baseline = baselinePath === undefined ? undefined : await loadTrace(baselinePath, context);
+    const html = renderReport(document, {
+      label: basename(tracePath),
+      ...(title === undefined ? {} : { title }),
+      ...(baseline === undefined || baselinePath === undefined
+        ? {}
+        : { baseline, baselineLabel: basename(baselinePath) }),
+    });
+    await writeTextFileAtomic(output, html);
+    context.stdout(
+      `wrote ${output} (${formatSize(Buffer.byteLength(html))})\nopen it in any browser; it works offline\n`,
+    );
+    return ExitCode.Ok;
+  },
+};

@@ -1,0 +1,48 @@
+import { freemem } from "node:os";
+import type { TraceRecorder } from "@cg/trace";
+import { openProbe } from "@cg/trace/cuda";
+
+/** What the demo could observe of device memory. */
+export interface DeviceMemoryStatus {
+  /** NVML devices sampled, e.g. `["cuda:0"]`; empty without a GPU. */
+  gpuDevices: string[];
+  /** Why there is no GPU sampling (library missing, no device, ...), when there is none. */
+  gpuUnavailableReason?: string;
+}
+
+/**
+ * Records device-memory checkpoints: always the host process as device `cpu` (used = resident set
+ * size, free = memory the OS reports free), and every NVIDIA GPU through NVML when one is present.
+ * NVML samples are taken through the session (no explicit timestamp), so they share its clock.
+ */
+export class DeviceMemoryCheckpoints {
+  readonly status: DeviceMemoryStatus;
+  readonly #probe: ReturnType<typeof openProbe> | undefined;
+
+  constructor(useGpu: boolean) {
+    if (!useGpu) {
+      this.status = { gpuDevices: [], gpuUnavailableReason: "GPU sampling disabled (--no-gpu)" };
+      return;
+    }
+    const opened = openProbe();
+    this.#probe = opened;
+    this.status = opened.ok
+      ? { gpuDevices: opened.probe.devices.map((device) => device.label) }
+      : { gpuDevices: [], gpuUnavailableReason: `${opened.reason}: ${opened.error.message}` };
+  }
+
+  record(trace: TraceRecorder): void {
+    if (!trace.isRecording) return;
+    trace.recordDeviceMemory("cpu", process.memoryUsage().rss, freemem());
+    if (this.#probe?.ok === true) {
+      this.#probe.probe.recordInto({
+        recordDeviceMemory: (device, usedBytes, freeBytes) =>
+          trace.recordDeviceMemory(device, usedBytes, freeBytes),
+      });
+    }
+  }
+
+  close(): void {
+    if (this.#probe?.ok === true) this.#probe.probe.close();
+  }
+}

@@ -1,0 +1,110 @@
+import { statSync } from "node:fs";
+import { open } from "node:fs/promises";
+import {
+  parseTrace,
+  type ReadOptions,
+  readTraceEvents,
+  type TraceDocument,
+  TraceParseError,
+} from "@cg/trace";
+import type { CliContext } from "./cli-context.js";
+import { CliError } from "./cli-error.js";
+import { ExitCode } from "./exit-codes.js";
+
+/** Files at least this large show a progress line on stderr (only when stderr is a terminal). */
+const PROGRESS_THRESHOLD_BYTES = 64 * 1024 * 1024;
+const CHUNK_BYTES = 1 << 20;
+
+/** Fails with a clear message for a missing path, a directory or something unreadable; returns the size. */
+export function checkTraceFile(path: string): number {
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : String(error);
+    throw new CliError({ message: `${path}: ${reason}`, exitCode: ExitCode.Usage, cause: error });
+  }
+  if (stats.isDirectory()) {
+    throw new CliError({
+      message: `${path}: is a directory, expected a trace file (.jsonl)`,
+      exitCode: ExitCode.Usage,
+    });
+  }
+  return stats.size;
+}
+
+/** `file:line: code: message`, the form of every parse diagnostic. */
+export function formatParseError(error: TraceParseError, path: string): string {
+  const where = error.line === undefined ? path : `${path}:${error.line}`;
+  return `${where}: ${error.code}: ${error.message}`;
+}
+
+/** Rethrows a parse failure as a CLI error with its location; other errors pass through. */
+export function asCliError(error: unknown, path: string): unknown {
+  if (TraceParseError.isInstance(error)) {
+    return new CliError({ message: formatParseError(error, path), exitCode: ExitCode.Usage, cause: error });
+  }
+  return error;
+}
+
+/** The file's bytes, with a progress line on stderr for large files read in a terminal. */
+async function* chunksWithProgress(
+  path: string,
+  size: number,
+  context: CliContext,
+): AsyncGenerator<Uint8Array> {
+  const handle = await open(path, "r");
+  let done = 0;
+  let lastPercent = -1;
+  try {
+    for (;;) {
+      const buffer = new Uint8Array(CHUNK_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+      const percent = Math.floor((done / size) * 100);
+      if (percent !== lastPercent) {
+        context.stderr(`\rreading ${path}: ${percent}%`);
+        lastPercent = percent;
+      }
+      yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    if (lastPercent >= 0) context.stderr("\r\u001b[K");
+    await handle.close();
+  }
+}
+
+function sourceFor(path: string, size: number, context: CliContext) {
+  return context.stderrIsTty && size >= PROGRESS_THRESHOLD_BYTES
+    ? chunksWithProgress(path, size, context)
+    : path;
+}
+
+/** Parses a whole trace into a document, with CLI-friendly errors. */
+export async function loadTrace(
+  path: string,
+  context: CliContext,
+  options: ReadOptions = {},
+): Promise<TraceDocument> {
+  const size = checkTraceFile(path);
+  try {
+    return await parseTrace(sourceFor(path, size, context), { file: path, ...options });
+  } catch (error) {
+    throw asCliError(error, path);
+  }
+}
+
+/** Streams the events of a trace (bounded memory), with CLI-friendly errors. */
+export async function* streamTrace(path: string, context: CliContext) {
+  const size = checkTraceFile(path);
+  try {
+    for await (const record of readTraceEvents(sourceFor(path, size, context), { file: path })) {
+      yield record.event;
+    }
+  } catch (error) {
+    throw asCliError(error, path);
+  }
+}

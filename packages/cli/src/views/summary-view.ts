@@ -1,0 +1,123 @@
+import {
+  analyzeHealth,
+  analyzeMemory,
+  compareU64,
+  GRADIENT_STATES,
+  type GradientState,
+  type HealthReport,
+  type MemoryAnalysis,
+  queryTrace,
+  type RunMetadata,
+  type SpanCost,
+  summarize,
+  type TraceDocument,
+  type TraceSummary,
+  type U64,
+  u64ToBigInt,
+} from "@cg/trace";
+
+export interface DeviceMemoryView {
+  device: string;
+  samples: number;
+  first_used_bytes: U64;
+  last_used_bytes: U64;
+  max_used_bytes: U64;
+  last_free_bytes: U64;
+  /** Max of used + free over the samples (spec §11 capacity). */
+  capacity_bytes: U64;
+}
+
+export interface GradientView {
+  root: string;
+  key: string;
+  state: GradientState;
+  norm?: number;
+}
+
+/** Everything `cg-trace summary` shows; also its `--json` output. */
+export interface SummaryView {
+  schema: "cg-trace/summary/1";
+  file: string;
+  provenance: RunMetadata & { schema: string };
+  health: HealthReport;
+  summary: Omit<TraceSummary, "self_times">;
+  measured_total_ns: U64;
+  top_spans: SpanCost[];
+  top_ops: ReturnType<typeof queryTrace<"slowest">>["slowest_ops"];
+  memory: Omit<MemoryAnalysis, "timeline">;
+  device_memory: DeviceMemoryView[];
+  gradients: {
+    count: number;
+    counts: Record<GradientState, number>;
+    /** Facts whose state is not `present`. */
+    attention_count: number;
+    facts: GradientView[];
+  };
+}
+
+function deviceMemoryViews(document: TraceDocument): DeviceMemoryView[] {
+  const views = new Map<string, DeviceMemoryView>();
+  for (const sample of document.device_memory) {
+    const capacity = u64ToBigInt(sample.used_bytes) + u64ToBigInt(sample.free_bytes);
+    const view = views.get(sample.device);
+    if (view === undefined) {
+      views.set(sample.device, {
+        device: sample.device,
+        samples: 1,
+        first_used_bytes: sample.used_bytes,
+        last_used_bytes: sample.used_bytes,
+        max_used_bytes: sample.used_bytes,
+        last_free_bytes: sample.free_bytes,
+        capacity_bytes: capacity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(capacity) : capacity,
+      });
+      continue;
+    }
+    view.samples += 1;
+    view.last_used_bytes = sample.used_bytes;
+    view.last_free_bytes = sample.free_bytes;
+    if (compareU64(sample.used_bytes, view.max_used_bytes) > 0) view.max_used_bytes = sample.used_bytes;
+    if (capacity > u64ToBigInt(view.capacity_bytes)) {
+      view.capacity_bytes = capacity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(capacity) : capacity;
+    }
+  }
+  return [...views.values()].sort((left, right) => (left.device < right.device ? -1 : 1));
+}
+
+/** Builds the summary of a parsed trace: provenance, health, costs, memory and gradients. */
+export function buildSummaryView(document: TraceDocument, file: string, limit = 10): SummaryView {
+  const health = analyzeHealth(document);
+  const memory = analyzeMemory(
+    { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
+    { timeline: false },
+  );
+  const { self_times: _selfTimes, ...summary } = summarize(document, { memory });
+  const slowest = queryTrace(document, "slowest", { limit });
+  const counts = Object.fromEntries(GRADIENT_STATES.map((state) => [state, 0])) as Record<
+    GradientState,
+    number
+  >;
+  for (const gradient of document.gradients) counts[gradient.state] += 1;
+  const { timeline: _timeline, ...memoryWithoutTimeline } = memory;
+  return {
+    schema: "cg-trace/summary/1",
+    file,
+    provenance: { schema: document.schema, ...document.run },
+    health,
+    summary,
+    measured_total_ns: summary.total_ns,
+    top_spans: slowest.slowest_spans,
+    top_ops: slowest.slowest_ops,
+    memory: memoryWithoutTimeline,
+    device_memory: deviceMemoryViews(document),
+    gradients: {
+      count: document.gradients.length,
+      counts,
+      attention_count: document.gradients.length - counts.present,
+      facts: document.gradients.map((gradient) => {
+        const view: GradientView = { root: gradient.root, key: gradient.key, state: gradient.state };
+        if (gradient.norm !== undefined) view.norm = gradient.norm;
+        return view;
+      }),
+    },
+  };
+}
