@@ -1,0 +1,176 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { fixturesDir } from "@cg/tooling-vitest";
+import { describe, expect, it } from "vitest";
+import { parseTrace, parseTraceText, readTraceEvents, TraceParseError } from "./index.js";
+
+const golden = readFileSync(join(fixturesDir, "valid/golden-train.jsonl"));
+const goldenText = golden.toString("utf8");
+const meta = goldenText.slice(0, goldenText.indexOf("\n") + 1);
+
+function failure(run: () => unknown): TraceParseError {
+  try {
+    run();
+  } catch (error) {
+    if (TraceParseError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a TraceParseError");
+}
+
+async function collect(source: Parameters<typeof readTraceEvents>[0]) {
+  const records = [];
+  for await (const record of readTraceEvents(source)) records.push(record);
+  return records;
+}
+
+describe("readTraceEvents sources", () => {
+  it("gives the same events with lines and indexes from every kind of source", async () => {
+    const path = join(fixturesDir, "valid/blank-lines-crlf.jsonl");
+    const bytes = readFileSync(path);
+    const expected = await collect(path);
+    expect(expected[0]).toMatchObject({ line: 1, index: 0, event: { kind: "meta" } });
+    expect(expected.map((record) => record.index)).toEqual(expected.map((_, index) => index));
+    // One byte at a time splits CRLF pairs and multi-byte characters across chunks.
+    const byteChunks = Array.from(bytes, (byte) => Uint8Array.of(byte));
+    const web = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < bytes.length; offset += 7)
+          controller.enqueue(bytes.subarray(offset, offset + 7));
+        controller.close();
+      },
+    });
+    for (const source of [
+      { text: bytes.toString("utf8") },
+      new Uint8Array(bytes),
+      new URL(`file://${path}`),
+      Readable.from(byteChunks),
+      Readable.from([bytes.toString("utf8")]),
+      web,
+    ]) {
+      expect(await collect(source)).toEqual(expected);
+    }
+  });
+
+  it("stops reading when the consumer stops", async () => {
+    for await (const record of readTraceEvents(join(fixturesDir, "valid/golden-train.jsonl"))) {
+      expect(record.index).toBe(0);
+      break;
+    }
+  });
+
+  it("reports a missing file as read_failed", async () => {
+    const error = await parseTrace(join(fixturesDir, "no-such-file.jsonl")).catch(
+      (caught: unknown) => caught,
+    );
+    expect(TraceParseError.isInstance(error) && error.code).toBe("read_failed");
+  });
+});
+
+describe("line framing and UTF-8 (spec §4)", () => {
+  it("rejects a BOM at line 1", () => {
+    const error = failure(() => parseTraceText(new Uint8Array([0xef, 0xbb, 0xbf, ...golden])));
+    expect(error).toMatchObject({ line: 1, code: "invalid_json", stage: "line" });
+    expect(error.message).toContain("parse trace JSONL line 1 from <bytes>");
+  });
+
+  it("locates invalid UTF-8 on its physical line, also across chunk boundaries", async () => {
+    const lines = goldenText.split("\n");
+    const bad = Buffer.concat([
+      Buffer.from(`${lines.slice(0, 3).join("\n")}\n\n`),
+      Buffer.from([0x7b, 0xff, 0x7d, 0x0a]),
+      Buffer.from(lines.slice(3).join("\n")),
+    ]);
+    const error = failure(() => parseTraceText(bad));
+    expect(error).toMatchObject({ line: 5, code: "invalid_utf8" });
+    expect(error.message).toContain("read trace JSONL line 5 from <bytes>: invalid UTF-8");
+    const chunked = await parseTrace(Readable.from(Array.from(bad, (byte) => Uint8Array.of(byte)))).catch(
+      (caught: unknown) => caught,
+    );
+    expect(chunked).toMatchObject({ line: 5, code: "invalid_utf8" });
+  });
+
+  it("treats lone surrogates in text sources as invalid UTF-8", () => {
+    expect(failure(() => parseTraceText(`${meta}\n{"kind":"x\ud800"}\n`))).toMatchObject({
+      line: 3,
+      code: "invalid_utf8",
+    });
+  });
+
+  it("keeps a lone CR inside a line and trims U+0085 but not U+FEFF", () => {
+    const text = meta.replace('"schema"', '\r"schema"').replace("\n", "\u0085\r\n");
+    expect(parseTraceText(text).run.entrypoint).toBe("demo::train::update");
+    expect(failure(() => parseTraceText(`\ufeff${meta}`)).code).toBe("invalid_json");
+  });
+
+  it("fails a line over the limit without buffering it", async () => {
+    const long = `${meta}{"kind":"gradient","event_id":"${"x".repeat(5000)}"}\n`;
+    const error = failure(() => parseTraceText(long, { maxLineLength: 1000 }));
+    expect(error).toMatchObject({ line: 2, code: "line_too_long" });
+    const chunks = Array.from({ length: 100 }, () => "y".repeat(100));
+    const streamed = await parseTrace(Readable.from([meta, ...chunks, "\n"]), { maxLineLength: 1000 }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(streamed).toMatchObject({ line: 2, code: "line_too_long" });
+  });
+
+  it("names the field and line of a schema failure", () => {
+    const error = failure(() =>
+      parseTraceText(
+        `${meta}{"kind":"span_start","id":"s1","name":"n","start_ns":-1,"span_kind":"function"}\n`,
+        {
+          file: "run.jsonl",
+        },
+      ),
+    );
+    expect(error).toMatchObject({ line: 2, index: 1, code: "expected_u64", file: "run.jsonl" });
+    expect(error.field).toContain("start_ns");
+    expect(error.message).toMatch(/^parse trace JSONL line 2 from run\.jsonl: .*expected u64/);
+  });
+});
+
+describe("lenient mode (spec §8.5)", () => {
+  it("is not the default: a truncated last line fails strict parsing", () => {
+    const cut = goldenText.slice(0, goldenText.length - 20);
+    expect(failure(() => parseTraceText(cut))).toMatchObject({ code: "invalid_json", line: 18 });
+  });
+
+  it("drops a truncated final line and reports it as truncated", () => {
+    const cut = goldenText.slice(0, goldenText.length - 20);
+    const diagnostics: TraceParseError[] = [];
+    const document = parseTraceText(cut, {
+      mode: "lenient",
+      onDiagnostic: (error) => diagnostics.push(error),
+    });
+    expect(document.diagnostics?.map((error) => [error.code, error.line])).toEqual([["truncated", 18]]);
+    expect(diagnostics).toEqual(document.diagnostics);
+    expect(document.spans.find((span) => span.id === "s1")?.closed).toBe(false);
+  });
+
+  it("skips bad lines and out-of-order events, collecting diagnostics", () => {
+    const lines = goldenText.trimEnd().split("\n");
+    lines.splice(3, 0, "not json", '{"kind":"span_end","id":"nope"}', lines[1] as string);
+    const document = parseTraceText(lines.join("\n"), { mode: "lenient" });
+    expect(document.diagnostics?.map((error) => error.code)).toEqual([
+      "invalid_json",
+      "unknown_span_end",
+      "duplicate_span_start",
+    ]);
+    expect(document.spans).toHaveLength(5);
+  });
+});
+
+describe("prototype safety", () => {
+  it("keeps __proto__ and constructor tags as data", () => {
+    const text = meta.replace(
+      '"tags":{"physical_batch":"128","precision":"f32"}',
+      '"tags":{"__proto__":"x","constructor":"y","toString":"z"}',
+    );
+    const document = parseTraceText(text);
+    expect(Object.keys(document.run.tags).sort()).toEqual(["__proto__", "constructor", "toString"]);
+    expect(Object.hasOwn(document.run.tags, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(Object.prototype.toString.call({})).toBe("[object Object]");
+  });
+});
