@@ -28,8 +28,8 @@ function run(data: SamplerWorkerData): void {
   const opened = NvmlSession.open(data.libraryPath);
   if (!opened.ok) {
     const { ok: _ok, ...failure } = opened;
-    post({ type: "failed", failure });
     setState(control, samplerState.failed);
+    post({ type: "failed", failure });
     return;
   }
   const session = opened.session;
@@ -38,8 +38,8 @@ function run(data: SamplerWorkerData): void {
     const handle = session.handle(index);
     if (typeof handle !== "bigint") {
       session.close();
-      post({ type: "failed", failure: handle });
       setState(control, samplerState.failed);
+      post({ type: "failed", failure: handle });
       return;
     }
     readers.push(new DeviceReader(session.binding, index, handle, data.processId));
@@ -75,9 +75,10 @@ function run(data: SamplerWorkerData): void {
     previousRound = roundStart;
     next += intervalNs;
     const now = clock.nowBigInt();
-    // Behind schedule (a slow call, a descheduled thread): start the next round now, no burst.
-    if (next <= now) next = now;
-    else Atomics.wait(control, controlSlot.stop, 0, Number(next - now) / 1e6);
+    // Behind schedule (a slow call, a descheduled thread): skip the missed ticks, keep the phase,
+    // never burst to catch up.
+    if (next <= now) next += ((now - next) / intervalNs + 1n) * intervalNs;
+    Atomics.wait(control, controlSlot.stop, 0, Number(next - now) / 1e6);
   }
   const cpuEnd = threadCpuTimeNs();
   ring.recordWorkerTimes(

@@ -73,7 +73,7 @@ export class DeviceMemorySampler {
   readonly #stopTimeoutMs: number;
   #delivered = 0;
   #error: CudaProbeError | undefined;
-  #stats: SamplerStats | undefined;
+  #stopped = false;
 
   constructor(start: SamplerStart, options: SamplerOptions) {
     const intervalMs = options.intervalMs;
@@ -101,7 +101,10 @@ export class DeviceMemorySampler {
       processId: process.pid,
     };
     const script = samplerWorkerScript();
-    this.#worker = new Worker(script.url, { workerData: data, execArgv: [...script.execArgv] });
+    this.#worker =
+      script.kind === "file"
+        ? new Worker(script.url, { workerData: data })
+        : new Worker(script.code, { eval: true, workerData: data });
     // The sampler must never keep the observed program alive.
     this.#worker.unref();
     this.#ready = new Promise<void>((resolve, reject) => {
@@ -179,10 +182,11 @@ export class DeviceMemorySampler {
   /**
    * Stops the worker (waiting up to `stopTimeoutMs` for its current round), drains what is left into
    * `sink` when one is given, and returns the statistics. Synchronous, so it fits span ends and
-   * session finish; calling it again returns the same statistics.
+   * session finish. Calling it again only drains and reports (`delivered` counts drains so far).
    */
   stop(sink?: DeviceMemorySink, options?: RecordOptions): SamplerStats {
-    if (this.#stats === undefined) {
+    if (!this.#stopped) {
+      this.#stopped = true;
       Atomics.store(this.#control, controlSlot.stop, 1);
       Atomics.notify(this.#control, controlSlot.stop);
       if (this.state === "running") {
@@ -192,8 +196,7 @@ export class DeviceMemorySampler {
       }
     }
     if (sink) this.drainInto(sink, options);
-    if (this.#stats === undefined || sink) this.#stats = this.#statistics();
-    return this.#stats;
+    return this.#statistics();
   }
 
   #statistics(): SamplerStats {
