@@ -4,13 +4,18 @@ import { approximate, toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { TimelineOp, TimelineReport, TimelineSpan } from "./report-payload.js";
 
-/** Spans to draw: all of them, or the longest plus every ancestor so the tree stays connected. */
+/**
+ * Spans to draw: all of them, or level by level from the root (longest first within a level), so
+ * the upper tree is complete; ancestors are always added so the tree stays connected.
+ */
 function chooseSpans(costs: readonly SpanCost[], document: TraceDocument, limit: number): SpanCost[] {
   if (costs.length <= limit) return costs.slice();
   const byId = new Map(costs.map((cost) => [cost.id, cost]));
   const parentOf = new Map(document.spans.map((span) => [span.id, span.parent_id]));
   const chosen = new Set<string>();
-  const longest = costs.slice().sort((left, right) => approximate(right.total_ns) - approximate(left.total_ns));
+  const longest = costs
+    .slice()
+    .sort((left, right) => left.depth - right.depth || approximate(right.total_ns) - approximate(left.total_ns));
   for (const cost of longest) {
     if (chosen.size >= limit) break;
     let id: string | undefined = cost.id;

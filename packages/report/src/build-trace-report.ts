@@ -42,7 +42,7 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
 
   const reductions: string[] = [];
   if (timeline.spans.length < timeline.spans_total) {
-    reductions.push(`Timeline: ${timeline.spans.length} of ${timeline.spans_total} spans drawn (the longest, with their ancestors).`);
+    reductions.push(`Timeline: ${timeline.spans.length} of ${timeline.spans_total} spans drawn (upper levels first, then the longest).`);
   }
   if (timeline.ops_aggregated) {
     reductions.push(`Timeline: ${timeline.ops_total} ops folded into ${timeline.ops.length} marks, one per span and op name.`);

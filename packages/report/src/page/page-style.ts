@@ -46,9 +46,9 @@ ul.issues { margin: 0; padding-left: 18px; } .issue.error { color: var(--bad); }
 input.filter { margin-bottom: 8px; min-width: 240px; }
 ul.legend { display: flex; gap: 12px; list-style: none; margin: 0; padding: 0; flex-wrap: wrap; color: var(--muted); font-size: 12px; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 3px; margin-right: 4px; vertical-align: -2px; }
-.chart-wrap { position: relative; width: 100%; overflow: hidden; }
+.chart-wrap { position: relative; width: 100%; }
 canvas { display: block; cursor: grab; }
-.tooltip { position: absolute; pointer-events: none; background: var(--card); color: var(--text); border: 1px solid var(--border); border-radius: 6px; padding: 6px 8px; font-size: 12px; max-width: 260px; box-shadow: 0 2px 8px rgba(0,0,0,.2); overflow-wrap: anywhere; }
+.tooltip { position: absolute; z-index: 2; pointer-events: none; background: var(--card); color: var(--text); border: 1px solid var(--border); border-radius: 6px; padding: 6px 8px; font-size: 12px; max-width: 260px; box-shadow: 0 2px 8px rgba(0,0,0,.2); overflow-wrap: anywhere; }
 .details { min-height: 3.2em; margin-top: 8px; color: var(--muted); overflow-wrap: anywhere; }
 .details strong { color: var(--text); }
 .table-wrap { overflow-x: auto; }

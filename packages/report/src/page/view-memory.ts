@@ -39,7 +39,8 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
     }
     for (let tick = 0; tick <= 4; tick += 1) {
       const x = margin.left + ((width - margin.left - margin.right) * tick) / 4;
-      const text = svg("text", { x: String(x), y: String(chartHeight - 8), "text-anchor": "middle", class: "axis" });
+      const anchor = tick === 0 ? "start" : tick === 4 ? "end" : "middle";
+      const text = svg("text", { x: String(x), y: String(chartHeight - 8), "text-anchor": anchor, class: "axis" });
       text.textContent = helpers.formatDuration(Math.round(xRange[0] + ((xRange[1] - xRange[0]) * tick) / 4));
       root.append(text);
     }

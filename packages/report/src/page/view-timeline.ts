@@ -45,11 +45,11 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
   if (timeline.spans.length < timeline.spans_total) {
     notes.push(
       helpers.note(
-        "Showing the " +
+        "Showing " +
           helpers.groupDigits(timeline.spans.length) +
-          " longest spans (and their ancestors) of " +
+          " of " +
           helpers.groupDigits(timeline.spans_total) +
-          ".",
+          " spans: the upper levels of the tree in full, then the longest spans of the next level.",
       ),
     );
   }
