@@ -5,6 +5,7 @@ import { demoCommand } from "./commands/demo.js";
 import { queryCommand } from "./commands/query.js";
 import { summaryCommand } from "./commands/summary.js";
 import { validateCommand } from "./commands/validate.js";
+import { viewCommand } from "./commands/view.js";
 
 /** Every command of `cg-trace`, in help order. To add one: a file in commands/ and a line here. */
 export const commands: readonly Command[] = [
@@ -14,4 +15,5 @@ export const commands: readonly Command[] = [
   queryCommand,
   compareCommand,
   convertCommand,
+  viewCommand,
 ];
