@@ -1,3 +1,4 @@
+import { copyFile } from "node:fs/promises";
 import { defineConfig } from "tsup";
 
 export default defineConfig({
@@ -7,4 +8,8 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node20",
+  // The JSON Schema is generated into the package root (committed) and shipped from dist.
+  onSuccess: async () => {
+    await copyFile("trace6.schema.json", "dist/trace6.schema.json");
+  },
 });
