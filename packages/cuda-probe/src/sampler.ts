@@ -105,10 +105,11 @@ export class DeviceMemorySampler {
       script.kind === "file"
         ? new Worker(script.url, { workerData: data })
         : new Worker(script.code, { eval: true, workerData: data });
-    // The sampler must never keep the observed program alive.
-    this.#worker.unref();
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#worker.on("message", (message: SamplerWorkerMessage) => {
+        // Held alive only while it starts (so whenReady() can be awaited); once it answers it must
+        // never keep the observed program alive. (A 'message' listener refs the worker: unref after it.)
+        this.#worker.unref();
         if (message.type === "running") resolve();
         else {
           this.#error = CudaProbeError.fromFailure(message.failure);
