@@ -63,5 +63,5 @@ export class TraceParseError extends CgError {
     this.field = options.field;
   }
 
-  static isInstance = brandCheck<TraceParseError>("TraceParseError");
+  static override isInstance = brandCheck<TraceParseError>("TraceParseError");
 }
