@@ -7,4 +7,5 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node20",
+  external: ["@tensorflow/tfjs"],
 });

@@ -11,6 +11,8 @@ export interface DemoModelOptions {
   batchSize?: number | undefined;
   /** Width of the hidden dense layers; default 64. */
   hidden?: number | undefined;
+  /** Hidden dense layers after the input block; default 1. */
+  depth?: number | undefined;
 }
 
 /** A small real tfjs model with its optimizer and one fixed synthetic batch. Dispose when done. */
@@ -26,7 +28,7 @@ export interface DemoModel {
   dispose(): void;
 }
 
-/** Builds the demo network: dense 32→64→64→8, or a 16×16 conv net, trained with Adam on MSE. */
+/** Builds the demo network: dense 32→64→64→8 (`depth` hidden layers), or a 16×16 conv net; Adam on MSE. */
 export function createDemoModel(options: DemoModelOptions = {}): DemoModel {
   const seed = options.seed ?? 7;
   const batchSize = options.batchSize ?? 32;
@@ -54,8 +56,13 @@ export function createDemoModel(options: DemoModelOptions = {}): DemoModel {
       tf.layers.dense({ inputShape, units: hidden, activation: "relu", kernelInitializer: initializer(1) }),
     );
   }
-  model.add(tf.layers.dense({ units: hidden, activation: "relu", kernelInitializer: initializer(2) }));
-  model.add(tf.layers.dense({ units: 8, kernelInitializer: initializer(3) }));
+  const depth = options.depth ?? 1;
+  for (let layer = 0; layer < depth; layer++) {
+    model.add(
+      tf.layers.dense({ units: hidden, activation: "relu", kernelInitializer: initializer(2 + layer) }),
+    );
+  }
+  model.add(tf.layers.dense({ units: 8, kernelInitializer: initializer(2 + depth) }));
   const optimizer = tf.train.adam(0.01);
   model.compile({ optimizer, loss: "meanSquaredError" });
   const inputs = tf.randomNormal([batchSize, ...inputShape], 0, 1, "float32", seed);

@@ -292,7 +292,8 @@ export class StepCapture {
     const entries = Array.isArray(variableGradients)
       ? variableGradients.map((entry) => [entry.name, entry.tensor] as const)
       : Object.entries(variableGradients);
-    const observations = (this.#recording.gradients ??= []);
+    if (this.#recording.gradients === undefined) this.#recording.gradients = [];
+    const observations = this.#recording.gradients;
     for (const [name, tensor] of entries) {
       let values: ArrayLike<number> | undefined;
       if (tensor != null) {
