@@ -101,10 +101,12 @@ export class DeviceMemorySampler {
       processId: process.pid,
     };
     const script = samplerWorkerScript();
+    // The worker is self-contained (koffi, NVML, the clock): it takes none of the host's Node flags,
+    // which may not apply to it (--input-type) or may load the host's instrumentation into it.
     this.#worker =
       script.kind === "file"
-        ? new Worker(script.url, { workerData: data })
-        : new Worker(script.code, { eval: true, workerData: data });
+        ? new Worker(script.url, { workerData: data, execArgv: [] })
+        : new Worker(script.code, { eval: true, workerData: data, execArgv: [] });
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#worker.on("message", (message: SamplerWorkerMessage) => {
         // Held alive only while it starts (so whenReady() can be awaited); once it answers it must
