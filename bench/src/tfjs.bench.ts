@@ -85,6 +85,26 @@ export default async function tfjsBench(): Promise<void> {
     1.5,
   );
 
+  // The same capture into an in-memory session: instrumentation and serialisation without the file system.
+  const inMemoryStep = () => {
+    const session = TraceSession.inMemory(run);
+    profileTrainStep(session, {
+      optimizer: demo.optimizer,
+      loss: demo.loss,
+      variables: demo.variables,
+    }).result.dispose();
+    session.finish();
+  };
+  const inMemory = interleaved(inMemoryStep, step, 40);
+  report(
+    {
+      title: `tfjs training step (${kernelsPerStep} kernels) — profiled step, in-memory trace vs same step unprofiled (paired, trimmed geometric mean)`,
+      ...inMemory,
+    },
+    "cost",
+    1.5,
+  );
+
   // Gate closed: the profiler's loop step for a step that is not captured.
   const profiler = TfjsProfiler.training({ captureStep: Number.MAX_SAFE_INTEGER, path });
   const gatedStep = () =>
