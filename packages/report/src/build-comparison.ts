@@ -36,6 +36,7 @@ export function buildComparison(baseline: TraceDocument, candidate: TraceDocumen
       candidate: describeGradient(change.candidate),
     })),
   };
-  if (comparison.total_delta_percent !== undefined) report.total_delta_percent = comparison.total_delta_percent;
+  if (comparison.total_delta_percent !== undefined)
+    report.total_delta_percent = comparison.total_delta_percent;
   return report;
 }

@@ -15,7 +15,8 @@ export function buildFindings(
 ): string[] {
   const findings: string[] = [];
   const errors = health.issues.filter((issue) => issue.severity === "error").length;
-  if (!health.trusted) findings.push(`The trace is structurally untrusted (${errors} error(s)); treat its numbers with care.`);
+  if (!health.trusted)
+    findings.push(`The trace is structurally untrusted (${errors} error(s)); treat its numbers with care.`);
   const slowest = costs
     .filter((cost) => cost.in_measured_subtree)
     .sort((left, right) => approximate(right.self_ns) - approximate(left.self_ns))

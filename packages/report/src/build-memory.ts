@@ -1,7 +1,7 @@
 import type { MemoryAnalysis } from "@cg/memory";
 import type { TraceDocument } from "@cg/parser";
-import { approximate, toExact } from "./exact-number.js";
 import { downsampleByMaximum } from "./downsample.js";
+import { approximate, toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { DeviceMemorySeries, MemoryReport, MemorySeries } from "./report-payload.js";
 
@@ -20,10 +20,16 @@ function groupByDevice<Item extends { device: string }>(items: readonly Item[]):
 }
 
 /** The memory view from the analysis of @cg/memory, with long series downsampled. */
-export function buildMemoryReport(document: TraceDocument, analysis: MemoryAnalysis, limits: ReportLimits): MemoryReport {
+export function buildMemoryReport(
+  document: TraceDocument,
+  analysis: MemoryAnalysis,
+  limits: ReportLimits,
+): MemoryReport {
   const spanNames = new Map(document.spans.map((span) => [span.id, span.name]));
   const series: MemorySeries[] = [];
-  for (const [device, points] of [...groupByDevice(analysis.timeline)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [device, points] of [...groupByDevice(analysis.timeline)].sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  )) {
     const kept = downsampleByMaximum(points, limits.memoryPoints, (point) => approximate(point.live_bytes));
     series.push({
       device,
@@ -37,7 +43,9 @@ export function buildMemoryReport(document: TraceDocument, analysis: MemoryAnaly
   }
   const deviceMemory: DeviceMemorySeries[] = [];
   for (const [device, samples] of groupByDevice(document.device_memory)) {
-    const kept = downsampleByMaximum(samples, limits.memoryPoints, (sample) => approximate(sample.used_bytes));
+    const kept = downsampleByMaximum(samples, limits.memoryPoints, (sample) =>
+      approximate(sample.used_bytes),
+    );
     deviceMemory.push({
       device,
       points_total: samples.length,

@@ -12,7 +12,16 @@ function saturated(value: bigint): bigint {
 export function buildSpanCostTable(costs: readonly SpanCost[], limits: ReportLimits): SpanCostTable {
   const groups = new Map<
     string,
-    { path: string; kind: string; step?: string; spans: number; total: bigint; self: bigint; ops: bigint; bytes: bigint }
+    {
+      path: string;
+      kind: string;
+      step?: string;
+      spans: number;
+      total: bigint;
+      self: bigint;
+      ops: bigint;
+      bytes: bigint;
+    }
   >();
   for (const cost of costs) {
     const key = `${cost.path}\u0000${cost.kind}\u0000${cost.step ?? ""}`;

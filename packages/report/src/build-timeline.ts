@@ -4,6 +4,11 @@ import { approximate, toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { TimelineOp, TimelineReport, TimelineSpan } from "./report-payload.js";
 
+/** Sums saturate at 2^64 − 1 like every u64 figure of the reference. */
+function saturated(value: bigint): bigint {
+  return value > U64_MAX ? U64_MAX : value;
+}
+
 /**
  * Spans to draw: all of them, or level by level from the root (longest first within a level), so
  * the upper tree is complete; ancestors are always added so the tree stays connected.
@@ -15,7 +20,9 @@ function chooseSpans(costs: readonly SpanCost[], document: TraceDocument, limit:
   const chosen = new Set<string>();
   const longest = costs
     .slice()
-    .sort((left, right) => left.depth - right.depth || approximate(right.total_ns) - approximate(left.total_ns));
+    .sort(
+      (left, right) => left.depth - right.depth || approximate(right.total_ns) - approximate(left.total_ns),
+    );
   for (const cost of longest) {
     if (chosen.size >= limit) break;
     let id: string | undefined = cost.id;
@@ -27,7 +34,11 @@ function chooseSpans(costs: readonly SpanCost[], document: TraceDocument, limit:
   return costs.filter((cost) => chosen.has(cost.id));
 }
 
-export function buildTimeline(document: TraceDocument, costs: readonly SpanCost[], limits: ReportLimits): TimelineReport {
+export function buildTimeline(
+  document: TraceDocument,
+  costs: readonly SpanCost[],
+  limits: ReportLimits,
+): TimelineReport {
   const chosen = chooseSpans(costs, document, limits.timelineSpans);
   const records = new Map(document.spans.map((span) => [span.id, span]));
   const indexById = new Map(chosen.map((cost, index) => [cost.id, index]));
@@ -64,7 +75,10 @@ export function buildTimeline(document: TraceDocument, costs: readonly SpanCost[
       count: 1,
     }));
   } else {
-    const groups = new Map<string, { span: number; name: string; first: bigint; ns: bigint; bytes: bigint; count: number }>();
+    const groups = new Map<
+      string,
+      { span: number; name: string; first: bigint; ns: bigint; bytes: bigint; count: number }
+    >();
     for (const op of drawnOps) {
       const key = `${op.span_id}\u0000${op.op_name}`;
       const timestamp = u64ToBigInt(op.timestamp_ns);
@@ -92,10 +106,16 @@ export function buildTimeline(document: TraceDocument, costs: readonly SpanCost[
         span: group.span,
         name: group.name,
         timestamp_ns: toExact(group.first),
-        duration_ns: toExact(group.ns > U64_MAX ? U64_MAX : group.ns),
-        storage_bytes: toExact(group.bytes > U64_MAX ? U64_MAX : group.bytes),
+        duration_ns: toExact(saturated(group.ns)),
+        storage_bytes: toExact(saturated(group.bytes)),
         count: group.count,
       }));
   }
-  return { spans, ops, spans_total: costs.length, ops_total: document.ops.length, ops_aggregated: aggregated };
+  return {
+    spans,
+    ops,
+    spans_total: costs.length,
+    ops_total: document.ops.length,
+    ops_aggregated: aggregated,
+  };
 }

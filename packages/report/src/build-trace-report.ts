@@ -32,7 +32,11 @@ function runReport(document: TraceDocument): RunReport {
 /** Everything one trace contributes to the page, from the analyses of @cg/parser and @cg/memory. */
 export function buildTraceReport(document: TraceDocument, label: string, limits: ReportLimits): TraceReport {
   const health = analyzeHealth(document);
-  const memory = analyzeMemory({ memory: document.memory, spans: document.spans, device_memory: document.device_memory });
+  const memory = analyzeMemory({
+    memory: document.memory,
+    spans: document.spans,
+    device_memory: document.device_memory,
+  });
   const costs = spanCosts(document);
   const summary = summarize(document, { memory });
   const timeline = buildTimeline(document, costs, limits);
@@ -42,26 +46,38 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
 
   const reductions: string[] = [];
   if (timeline.spans.length < timeline.spans_total) {
-    reductions.push(`Timeline: ${timeline.spans.length} of ${timeline.spans_total} spans drawn (upper levels first, then the longest).`);
+    reductions.push(
+      `Timeline: ${timeline.spans.length} of ${timeline.spans_total} spans drawn (upper levels first, then the longest).`,
+    );
   }
   if (timeline.ops_aggregated) {
-    reductions.push(`Timeline: ${timeline.ops_total} ops folded into ${timeline.ops.length} marks, one per span and op name.`);
+    reductions.push(
+      `Timeline: ${timeline.ops_total} ops folded into ${timeline.ops.length} marks, one per span and op name.`,
+    );
   }
   if (spanCostTable.rows.length < spanCostTable.rows_total) {
-    reductions.push(`Span costs: the ${spanCostTable.rows.length} most expensive of ${spanCostTable.rows_total} paths.`);
+    reductions.push(
+      `Span costs: the ${spanCostTable.rows.length} most expensive of ${spanCostTable.rows_total} paths.`,
+    );
   }
   for (const series of memoryReport.series) {
     if (series.points.length < series.points_total) {
-      reductions.push(`Memory on ${series.device}: ${series.points.length} of ${series.points_total} timeline points (peaks kept).`);
+      reductions.push(
+        `Memory on ${series.device}: ${series.points.length} of ${series.points_total} timeline points (peaks kept).`,
+      );
     }
   }
   for (const series of memoryReport.device_memory) {
     if (series.points.length < series.points_total) {
-      reductions.push(`Device memory on ${series.device}: ${series.points.length} of ${series.points_total} samples.`);
+      reductions.push(
+        `Device memory on ${series.device}: ${series.points.length} of ${series.points_total} samples.`,
+      );
     }
   }
   if (memoryReport.peak_allocations.length < memoryReport.peak_allocations_total) {
-    reductions.push(`Peak: the ${memoryReport.peak_allocations.length} largest of ${memoryReport.peak_allocations_total} live allocations.`);
+    reductions.push(
+      `Peak: the ${memoryReport.peak_allocations.length} largest of ${memoryReport.peak_allocations_total} live allocations.`,
+    );
   }
   if (gradients.rows.length < gradients.rows_total) {
     reductions.push(`Gradients: ${gradients.rows.length} of ${gradients.rows_total} listed, problems first.`);

@@ -2,7 +2,11 @@
  * Keeps at most `limit` items of a series, in order: the first, the last and, per equal-width
  * bucket of indexes, the item with the largest `weight`, so peaks survive the reduction.
  */
-export function downsampleByMaximum<Item>(items: readonly Item[], limit: number, weight: (item: Item) => number): Item[] {
+export function downsampleByMaximum<Item>(
+  items: readonly Item[],
+  limit: number,
+  weight: (item: Item) => number,
+): Item[] {
   if (items.length <= limit) return items.slice();
   const buckets = Math.max(1, limit - 2);
   const kept: Item[] = [items[0] as Item];

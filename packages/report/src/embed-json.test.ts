@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { downsampleByMaximum } from "./downsample.js";
 import { embedJson } from "./embed-json.js";
 import { escapeHtml } from "./escape-html.js";
 import { toExact } from "./exact-number.js";
-import { downsampleByMaximum } from "./downsample.js";
 
 describe("embedJson", () => {
   it("cannot close its script element and round-trips exactly", () => {
@@ -15,7 +15,9 @@ describe("embedJson", () => {
 
 describe("escapeHtml", () => {
   it("escapes markup and quotes", () => {
-    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe(
+      "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 export { embedJson } from "./embed-json.js";
 export { escapeHtml } from "./escape-html.js";
 export type { ExactNumber } from "./exact-number.js";
-export { buildReportPayload, type RenderReportOptions, renderReport } from "./render-report.js";
 export { renderReportHtml } from "./render-html.js";
+export { buildReportPayload, type RenderReportOptions, renderReport } from "./render-report.js";
 export { DEFAULT_REPORT_LIMITS, type ReportLimits } from "./report-limits.js";
 export * from "./report-payload.js";

@@ -1,9 +1,9 @@
 import type { TraceDocument } from "@cg/parser";
 import { buildComparison } from "./build-comparison.js";
 import { buildTraceReport } from "./build-trace-report.js";
+import { renderReportHtml } from "./render-html.js";
 import { DEFAULT_REPORT_LIMITS, type ReportLimits } from "./report-limits.js";
 import { REPORT_PAYLOAD_SCHEMA, type ReportPayload } from "./report-payload.js";
-import { renderReportHtml } from "./render-html.js";
 
 export interface RenderReportOptions {
   /** Page title; defaults to the entrypoint. */
@@ -18,7 +18,10 @@ export interface RenderReportOptions {
 }
 
 /** The JSON the page embeds, built from the analyses of @cg/parser and @cg/memory. */
-export function buildReportPayload(document: TraceDocument, options: RenderReportOptions = {}): ReportPayload {
+export function buildReportPayload(
+  document: TraceDocument,
+  options: RenderReportOptions = {},
+): ReportPayload {
   const limits: ReportLimits = { ...DEFAULT_REPORT_LIMITS, ...options.limits };
   const candidate = buildTraceReport(document, options.label ?? "trace", limits);
   const payload: ReportPayload = {

@@ -36,7 +36,8 @@ export async function openReport(
   });
   const problems: string[] = [];
   page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning") problems.push(`console: ${message.text()}`);
+    if (message.type() === "error" || message.type() === "warning")
+      problems.push(`console: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("dialog", (dialog) => {

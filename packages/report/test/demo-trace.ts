@@ -54,13 +54,27 @@ export function demoTraceText(options: DemoOptions = {}): string {
   function op(span: string, name: string, durationNs: number, shape: number[]): string {
     const output = `t${++tensor}`;
     clock.advance(Math.round(durationNs * slowdown));
-    session.recordOp(span, { opName: name, output, shape, dtype: "f32", device, durationNs: Math.round(durationNs * slowdown) });
+    session.recordOp(span, {
+      opName: name,
+      output,
+      shape,
+      dtype: "f32",
+      device,
+      durationNs: Math.round(durationNs * slowdown),
+    });
     return output;
   }
 
   const measured = session.beginMeasurement("demo/update-000000000003");
   for (let layer = 0; layer < layers; layer++) {
-    session.recordMemoryAlloc(measured, { tensorId: `w${layer}`, device, bytes: weightBytes, dtype: "f32", category: "parameter", shape: [hidden, hidden] });
+    session.recordMemoryAlloc(measured, {
+      tensorId: `w${layer}`,
+      device,
+      bytes: weightBytes,
+      dtype: "f32",
+      category: "parameter",
+      shape: [hidden, hidden],
+    });
   }
   session.recordDeviceMemory(device, 1_073_741_824, 23_622_320_128);
 
@@ -71,15 +85,37 @@ export function demoTraceText(options: DemoOptions = {}): string {
     op(attention.id, "matmul", 12_000, [batch, hidden]);
     op(attention.id, "softmax", 3_000, [batch, hidden]);
     const output = op(attention.id, "matmul", 9_000, [batch, hidden]);
-    session.recordTensor(attention, { tensorId: output, shape: [batch, hidden], dtype: "f32", device, category: "activation" });
-    session.recordMemoryAlloc(attention, { tensorId: output, device, bytes: activationBytes, dtype: "f32", category: "activation", opName: "matmul", shape: [batch, hidden] });
+    session.recordTensor(attention, {
+      tensorId: output,
+      shape: [batch, hidden],
+      dtype: "f32",
+      device,
+      category: "activation",
+    });
+    session.recordMemoryAlloc(attention, {
+      tensorId: output,
+      device,
+      bytes: activationBytes,
+      dtype: "f32",
+      category: "activation",
+      opName: "matmul",
+      shape: [batch, hidden],
+    });
     live.push(output);
     attention.end();
     const mlp = session.beginSpan(`block.${layer}.mlp`, "module");
     op(mlp.id, "matmul", 15_000, [batch, hidden * 4]);
     op(mlp.id, "gelu", 2_000, [batch, hidden * 4]);
     const mlpOut = op(mlp.id, "matmul", 14_000, [batch, hidden]);
-    session.recordMemoryAlloc(mlp, { tensorId: mlpOut, device, bytes: activationBytes, dtype: "f32", category: "activation", opName: "matmul", shape: [batch, hidden] });
+    session.recordMemoryAlloc(mlp, {
+      tensorId: mlpOut,
+      device,
+      bytes: activationBytes,
+      dtype: "f32",
+      category: "activation",
+      opName: "matmul",
+      shape: [batch, hidden],
+    });
     live.push(mlpOut);
     mlp.end();
     block.end();
@@ -93,10 +129,30 @@ export function demoTraceText(options: DemoOptions = {}): string {
   const backward = session.beginStepSpan("backward", "backward");
   for (let layer = layers - 1; layer >= 0; layer--) {
     const grad = op(backward.id, "matmul_backward", 26_000, [hidden, hidden]);
-    session.recordMemoryAlloc(backward, { tensorId: `g${layer}`, device, bytes: weightBytes, dtype: "f32", category: "gradient", opName: "matmul_backward", shape: [hidden, hidden] });
-    session.recordTensor(backward, { tensorId: grad, shape: [hidden, hidden], dtype: "f32", device, category: "gradient" });
+    session.recordMemoryAlloc(backward, {
+      tensorId: `g${layer}`,
+      device,
+      bytes: weightBytes,
+      dtype: "f32",
+      category: "gradient",
+      opName: "matmul_backward",
+      shape: [hidden, hidden],
+    });
+    session.recordTensor(backward, {
+      tensorId: grad,
+      shape: [hidden, hidden],
+      dtype: "f32",
+      device,
+      category: "gradient",
+    });
     for (const id of live.splice(-2)) {
-      session.recordMemoryFree(backward, { tensorId: id, device, bytes: activationBytes, dtype: "f32", category: "activation" });
+      session.recordMemoryFree(backward, {
+        tensorId: id,
+        device,
+        bytes: activationBytes,
+        dtype: "f32",
+        category: "activation",
+      });
     }
   }
   backward.end();
@@ -104,15 +160,33 @@ export function demoTraceText(options: DemoOptions = {}): string {
   const optimizer = session.beginStepSpan("adamw", "optimizer");
   for (let layer = 0; layer < layers; layer++) {
     op(optimizer.id, "adamw_update", 5_000, [hidden, hidden]);
-    session.recordMemoryAlloc(optimizer, { tensorId: `m${layer}`, device, bytes: weightBytes * 2, dtype: "f32", category: "optimizer", shape: [2, hidden, hidden] });
-    session.recordMemoryFree(optimizer, { tensorId: `g${layer}`, device, bytes: weightBytes, dtype: "f32", category: "gradient" });
+    session.recordMemoryAlloc(optimizer, {
+      tensorId: `m${layer}`,
+      device,
+      bytes: weightBytes * 2,
+      dtype: "f32",
+      category: "optimizer",
+      shape: [2, hidden, hidden],
+    });
+    session.recordMemoryFree(optimizer, {
+      tensorId: `g${layer}`,
+      device,
+      bytes: weightBytes,
+      dtype: "f32",
+      category: "gradient",
+    });
   }
   optimizer.end();
   session.recordDeviceMemory(device, 1_342_177_280, 23_353_884_672);
   for (let layer = 0; layer < layers; layer++) {
     const last = layer === layers - 1;
     session.recordGradient("model", `block.${layer}.weight`, "present", 0.5 + layer / 10);
-    session.recordGradient("model", `block.${layer}.bias`, last ? (options.lastBiasState ?? "zero") : "present", last ? 0 : 0.01 * (layer + 1));
+    session.recordGradient(
+      "model",
+      `block.${layer}.bias`,
+      last ? (options.lastBiasState ?? "zero") : "present",
+      last ? 0 : 0.01 * (layer + 1),
+    );
   }
   measured.end();
   session.finish();

@@ -22,7 +22,11 @@ export function hostileTrace(): TraceDocument {
     .tag(payloads.image, payloads.script)
     .tag("note", payloads.separators)
     .fields();
-  const session = TraceSessionCore.inMemory(run, { clock, runId: payloads.svg, timestamp: "2025-08-04T18:00:00.000Z" });
+  const session = TraceSessionCore.inMemory(run, {
+    clock,
+    runId: payloads.svg,
+    timestamp: "2025-08-04T18:00:00.000Z",
+  });
   const measured = session.beginMeasurement(payloads.image);
   const forward = session.beginStepSpan(payloads.script, "forward");
   session.recordOp(forward, {

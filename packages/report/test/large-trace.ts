@@ -11,7 +11,11 @@ export function largeTraceText(events: number): string {
     },
   };
   const run = ProfileRun.training("bench::train::update", 1, "cuda:0").tag("scale", String(events)).fields();
-  const session = TraceSessionCore.inMemory(run, { clock, runId: "run-large", timestamp: "2025-08-04T18:00:00.000Z" });
+  const session = TraceSessionCore.inMemory(run, {
+    clock,
+    runId: "run-large",
+    timestamp: "2025-08-04T18:00:00.000Z",
+  });
   const measured = session.beginMeasurement("bench/update");
   let written = 4;
   let tensor = 0;
@@ -24,11 +28,29 @@ export function largeTraceText(events: number): string {
       const module = session.beginSpan(`layer.${layer}`, "module");
       for (let index = 0; index < 6; index++) {
         const output = `t${++tensor}`;
-        session.recordOp(module, { opName: index % 2 === 0 ? "matmul" : "add", output, shape: [64, 64], dtype: "f32", device: "cuda:0", durationNs: 300 + ((index * 37 + layer * 11 + round) % 500) });
-        session.recordMemoryAlloc(module, { tensorId: output, device: "cuda:0", bytes: 16384, dtype: "f32", category: step === "forward" ? "activation" : step === "backward" ? "gradient" : "optimizer" });
+        session.recordOp(module, {
+          opName: index % 2 === 0 ? "matmul" : "add",
+          output,
+          shape: [64, 64],
+          dtype: "f32",
+          device: "cuda:0",
+          durationNs: 300 + ((index * 37 + layer * 11 + round) % 500),
+        });
+        session.recordMemoryAlloc(module, {
+          tensorId: output,
+          device: "cuda:0",
+          bytes: 16384,
+          dtype: "f32",
+          category: step === "forward" ? "activation" : step === "backward" ? "gradient" : "optimizer",
+        });
         live.push(output);
         if (live.length > 40 + (round % 17)) {
-          session.recordMemoryFree(module, { tensorId: live.shift()!, device: "cuda:0", bytes: 16384, dtype: "f32" });
+          session.recordMemoryFree(module, {
+            tensorId: live.shift()!,
+            device: "cuda:0",
+            bytes: 16384,
+            dtype: "f32",
+          });
           written++;
         }
         written += 2;
@@ -43,7 +65,13 @@ export function largeTraceText(events: number): string {
     stepSpan.end();
     written += 2;
   }
-  while (live.length > 0) session.recordMemoryFree(measured, { tensorId: live.shift()!, device: "cuda:0", bytes: 16384, dtype: "f32" });
+  while (live.length > 0)
+    session.recordMemoryFree(measured, {
+      tensorId: live.shift()!,
+      device: "cuda:0",
+      bytes: 16384,
+      dtype: "f32",
+    });
   session.recordGradient("model", "w", "present", 1.5);
   measured.end();
   session.finish();

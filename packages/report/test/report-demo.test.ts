@@ -20,8 +20,16 @@ describe("report of a demo training run", () => {
   it("shows the writer's capture in every view", async () => {
     const document = demoTrace();
     const summary = summarize(document);
-    const memory = analyzeMemory({ memory: document.memory, spans: document.spans, device_memory: document.device_memory });
-    const { page, problems } = await openReport(browser, renderReport(document, { label: "demo.jsonl" }), "demo");
+    const memory = analyzeMemory({
+      memory: document.memory,
+      spans: document.spans,
+      device_memory: document.device_memory,
+    });
+    const { page, problems } = await openReport(
+      browser,
+      renderReport(document, { label: "demo.jsonl" }),
+      "demo",
+    );
     await expect(page.getByTestId("verdict-badge").textContent()).resolves.toBe("TRUSTED");
     await expect(page.getByTestId("span-count").locator(".tile-value").textContent()).resolves.toBe(
       String(summary.span_count),
@@ -29,7 +37,9 @@ describe("report of a demo training run", () => {
     await expect(page.getByTestId("peak-bytes").textContent()).resolves.toContain(
       `${Number(memory.peak_bytes).toLocaleString("en-US")} bytes`,
     );
-    await expect(page.getByTestId("findings").textContent()).resolves.toContain("8 gradient facts captured; 1 require attention");
+    await expect(page.getByTestId("findings").textContent()).resolves.toContain(
+      "8 gradient facts captured; 1 require attention",
+    );
     await screenshot(page, "demo-overview");
 
     await showView(page, "timeline");
@@ -67,7 +77,9 @@ describe("report of a demo training run", () => {
     await expect(page.getByTestId("peak-allocations").locator("tbody tr").count()).resolves.toBe(
       memory.peak_breakdown.length,
     );
-    await expect(page.getByTestId("memory-chart").locator("path.area").count()).resolves.toBeGreaterThanOrEqual(3);
+    await expect(
+      page.getByTestId("memory-chart").locator("path.area").count(),
+    ).resolves.toBeGreaterThanOrEqual(3);
     await expect(page.getByTestId("device-memory-chart").locator("path.line").count()).resolves.toBe(2);
     await screenshot(page, "demo-memory");
 
@@ -105,7 +117,9 @@ describe("report of a demo training run", () => {
   });
 
   it("is readable in the dark theme", async () => {
-    const { page, problems } = await openReport(browser, renderReport(demoTrace()), "demo-dark", { colorScheme: "dark" });
+    const { page, problems } = await openReport(browser, renderReport(demoTrace()), "demo-dark", {
+      colorScheme: "dark",
+    });
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe("rgb(21, 23, 28)");
     await showView(page, "timeline");

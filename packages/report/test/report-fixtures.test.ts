@@ -16,7 +16,9 @@ interface ManifestEntry {
   summary?: { span_count: number; peak_bytes: number };
 }
 
-const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as { fixtures: ManifestEntry[] };
+const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+  fixtures: ManifestEntry[];
+};
 const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
 
 let browser: Browser;
@@ -36,9 +38,15 @@ describe("reports of the shared fixtures", () => {
     it(`renders ${entry.file}`, async () => {
       const document = await parseTrace(join(fixturesDir, entry.file));
       const name = `fixture-${basename(entry.file, ".jsonl")}`;
-      const { page, problems } = await openReport(browser, renderReport(document, { label: entry.file }), name);
+      const { page, problems } = await openReport(
+        browser,
+        renderReport(document, { label: entry.file }),
+        name,
+      );
       const trusted = entry.health?.trusted ?? true;
-      await expect(page.getByTestId("verdict-badge").textContent()).resolves.toBe(trusted ? "TRUSTED" : "UNTRUSTED");
+      await expect(page.getByTestId("verdict-badge").textContent()).resolves.toBe(
+        trusted ? "TRUSTED" : "UNTRUSTED",
+      );
       if (entry.summary) {
         await expect(page.getByTestId("span-count").locator(".tile-value").textContent()).resolves.toBe(
           String(entry.summary.span_count),
@@ -55,7 +63,8 @@ describe("reports of the shared fixtures", () => {
         await expect(page.getByTestId("gaps").textContent()).resolves.toContain(code);
       }
       for (const view of ["timeline", "spans", "memory", "gradients"]) await showView(page, view);
-      if (entry.file === "health/h08-child-outside-parent.jsonl") await screenshot(page, "untrusted-gradients");
+      if (entry.file === "health/h08-child-outside-parent.jsonl")
+        await screenshot(page, "untrusted-gradients");
       expect(problems).toEqual([]);
       await page.close();
     });

@@ -33,13 +33,17 @@ describe("report of a 200,000-event trace", () => {
     expect(timeline.spans.length).toBeLessThanOrEqual(DEFAULT_REPORT_LIMITS.timelineSpans + 20);
     expect(timeline.spans_total).toBe(document.spans.length);
     expect(timeline.ops_aggregated).toBe(true);
-    expect(payload.candidate.memory.series[0]?.points.length).toBeLessThanOrEqual(DEFAULT_REPORT_LIMITS.memoryPoints);
+    expect(payload.candidate.memory.series[0]?.points.length).toBeLessThanOrEqual(
+      DEFAULT_REPORT_LIMITS.memoryPoints,
+    );
     // Downsampling keeps the peak itself.
     const peak = payload.candidate.memory.peak_bytes;
     expect(payload.candidate.memory.series[0]?.points.some((point) => point.live_bytes === peak)).toBe(true);
 
     const { page, problems } = await openReport(browser, html, "large");
-    await expect(page.getByTestId("reductions").innerText()).resolves.toMatch(/Timeline: \d+ of \d+ spans drawn/);
+    await expect(page.getByTestId("reductions").innerText()).resolves.toMatch(
+      /Timeline: \d+ of \d+ spans drawn/,
+    );
     await expect(page.getByTestId("span-count").locator(".tile-value").textContent()).resolves.toBe(
       document.spans.length.toLocaleString("en-US"),
     );

@@ -29,7 +29,11 @@ describe("report of a hostile trace", () => {
     const document = hostileTrace();
     const { page, problems } = await openReport(
       browser,
-      renderReport(document, { label: payloads.svg, baseline: hostileTrace(), baselineLabel: payloads.script }),
+      renderReport(document, {
+        label: payloads.svg,
+        baseline: hostileTrace(),
+        baselineLabel: payloads.script,
+      }),
       "hostile",
     );
     const pwned = () => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned);
@@ -61,13 +65,17 @@ describe("report of a hostile trace", () => {
     expect(seen.join("\n")).toContain(payloads.image);
 
     await showView(page, "spans");
-    await expect(page.getByTestId("span-costs").textContent()).resolves.toContain(`${payloads.image}/${payloads.script}`);
+    await expect(page.getByTestId("span-costs").textContent()).resolves.toContain(
+      `${payloads.image}/${payloads.script}`,
+    );
     await showView(page, "memory");
     const atPeak = await page.getByTestId("peak-allocations").textContent();
     expect(atPeak).toContain(payloads.script);
     expect(atPeak).toContain(payloads.image);
     await showView(page, "gradients");
-    await expect(page.getByTestId("gradients").textContent()).resolves.toContain(`${payloads.image}/${payloads.script}`);
+    await expect(page.getByTestId("gradients").textContent()).resolves.toContain(
+      `${payloads.image}/${payloads.script}`,
+    );
     await showView(page, "comparison");
     await expect(page.locator("#panel-comparison").textContent()).resolves.toContain(payloads.script);
     await screenshot(page, "hostile-comparison");

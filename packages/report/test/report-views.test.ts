@@ -7,7 +7,6 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderReport } from "../src/index.js";
 import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
-import { demoTrace } from "./demo-trace.js";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -20,7 +19,11 @@ afterAll(async () => {
 describe("golden trace report", () => {
   it("shows provenance, health, totals and findings in the overview", async () => {
     const document = await parseTrace(join(fixturesDir, "valid/golden-train.jsonl"));
-    const { page, problems } = await openReport(browser, renderReport(document, { label: "golden-train.jsonl" }), "golden");
+    const { page, problems } = await openReport(
+      browser,
+      renderReport(document, { label: "golden-train.jsonl" }),
+      "golden",
+    );
     await expect(page.getByTestId("verdict-badge").textContent()).resolves.toBe("TRUSTED");
     await expect(page.getByTestId("span-count").textContent()).resolves.toContain("5");
     await expect(page.getByTestId("peak-bytes").textContent()).resolves.toContain("4,096 bytes");
@@ -30,7 +33,9 @@ describe("golden trace report", () => {
     expect(provenance).toContain("cuda:0");
     expect(provenance).toMatch(/Warm-up steps\s+0/);
     await expect(page.getByTestId("tags").innerText()).resolves.toMatch(/physical_batch\s+128/);
-    await expect(page.getByTestId("findings").innerText()).resolves.toContain("2 gradient facts captured; 1 require attention");
+    await expect(page.getByTestId("findings").innerText()).resolves.toContain(
+      "2 gradient facts captured; 1 require attention",
+    );
     await screenshot(page, "golden-overview");
     expect(problems).toEqual([]);
     await page.close();

@@ -109,7 +109,7 @@ export function startPage(helpers: PageHelpers, views: PageViews): void {
 
   root.replaceChildren(header, tabList, panels);
   const fromHash = tabs.findIndex((tab) => "#" + tab.id === location.hash);
-  select(fromHash >= 0 ? fromHash : 0, false);
+  select(Math.max(fromHash, 0), false);
   window.addEventListener("hashchange", () => {
     const index = tabs.findIndex((tab) => "#" + tab.id === location.hash);
     if (index >= 0) select(index, false);

@@ -23,9 +23,11 @@ export function renderComparison(container: HTMLElement, payload: ReportPayload,
     ? "Comparable: both traces are trusted and describe the same workload."
     : "Not comparable: " + comparison.reasons.join("; ");
   const header: Array<Node | string> = [
-    element("p", { class: comparison.comparable ? "verdict ok" : "verdict bad", "data-testid": "comparable" }, [
-      verdict,
-    ]),
+    element(
+      "p",
+      { class: comparison.comparable ? "verdict ok" : "verdict bad", "data-testid": "comparable" },
+      [verdict],
+    ),
     element("p", {}, ["Baseline: " + baselineLabel + " · candidate: " + payload.candidate.label]),
   ];
   for (const warning of comparison.warnings) header.push(helpers.note(warning));

@@ -32,7 +32,11 @@ export function renderGradients(container: HTMLElement, payload: ReportPayload, 
   const severity: Record<string, number> = { non_finite: 0, missing: 1, zero: 2, present: 3 };
   const table = helpers.table<GradientRow>(
     [
-      { label: "Parameter", text: (row) => row.root + "/" + row.key, sortKey: (row) => row.root + "/" + row.key },
+      {
+        label: "Parameter",
+        text: (row) => row.root + "/" + row.key,
+        sortKey: (row) => row.root + "/" + row.key,
+      },
       {
         label: "State",
         text: (row) => row.state,
@@ -50,7 +54,9 @@ export function renderGradients(container: HTMLElement, payload: ReportPayload, 
     {
       caption: "Gradient state and norm per parameter",
       filterLabel: "Filter parameters",
-      filterText: ((row: GradientRow) => row.root + "/" + row.key + " " + row.state) as (row: never) => string,
+      filterText: ((row: GradientRow) => row.root + "/" + row.key + " " + row.state) as (
+        row: never,
+      ) => string,
     },
   );
   table.setAttribute("data-testid", "gradients");

@@ -32,15 +32,33 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
     const plotHeight = chartHeight - margin.top - margin.bottom;
     for (let tick = 0; tick <= 4; tick += 1) {
       const y = margin.top + plotHeight - (plotHeight * tick) / 4;
-      root.append(svg("line", { x1: String(margin.left), x2: String(width - margin.right), y1: String(y), y2: String(y), class: "grid" }));
-      const text = svg("text", { x: String(margin.left - 6), y: String(y + 4), "text-anchor": "end", class: "axis" });
+      root.append(
+        svg("line", {
+          x1: String(margin.left),
+          x2: String(width - margin.right),
+          y1: String(y),
+          y2: String(y),
+          class: "grid",
+        }),
+      );
+      const text = svg("text", {
+        x: String(margin.left - 6),
+        y: String(y + 4),
+        "text-anchor": "end",
+        class: "axis",
+      });
       text.textContent = formatY((yMax * tick) / 4);
       root.append(text);
     }
     for (let tick = 0; tick <= 4; tick += 1) {
       const x = margin.left + ((width - margin.left - margin.right) * tick) / 4;
       const anchor = tick === 0 ? "start" : tick === 4 ? "end" : "middle";
-      const text = svg("text", { x: String(x), y: String(chartHeight - 8), "text-anchor": anchor, class: "axis" });
+      const text = svg("text", {
+        x: String(x),
+        y: String(chartHeight - 8),
+        "text-anchor": anchor,
+        class: "axis",
+      });
       text.textContent = helpers.formatDuration(Math.round(xRange[0] + ((xRange[1] - xRange[0]) * tick) / 4));
       root.append(text);
     }
@@ -48,7 +66,10 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
 
   const summary = element("dl", { class: "facts", "data-testid": "memory-summary" }, []);
   const facts: Array<[string, string]> = [
-    ["Peak", helpers.formatBytes(memory.peak_bytes) + " (" + helpers.groupDigits(memory.peak_bytes) + " bytes)"],
+    [
+      "Peak",
+      helpers.formatBytes(memory.peak_bytes) + " (" + helpers.groupDigits(memory.peak_bytes) + " bytes)",
+    ],
     ["Peak device", memory.peak_device === "" ? "—" : memory.peak_device],
     ["Peak at", helpers.formatDuration(memory.peak_timestamp_ns)],
     ["Allocated in total", helpers.formatBytes(memory.total_alloc_bytes)],
@@ -68,11 +89,14 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
     container.append(helpers.section("Memory timeline", [helpers.note("This trace has no memory events.")]));
   } else {
     const picker = element("select", { "aria-label": "Device" });
-    for (const series of memory.series) picker.append(element("option", { value: series.device }, [series.device]));
+    for (const series of memory.series)
+      picker.append(element("option", { value: series.device }, [series.device]));
     const peakSeries = memory.series.find((series) => series.device === memory.peak_device);
     picker.value = (peakSeries ?? memory.series[0])?.device ?? "";
     const holder = element("div", { class: "chart-wrap" });
-    const readout = element("div", { class: "details", "aria-live": "polite" }, ["Hover the chart for values."]);
+    const readout = element("div", { class: "details", "aria-live": "polite" }, [
+      "Hover the chart for values.",
+    ]);
     const legend = element("ul", { class: "legend" });
     for (const category of categories) {
       const swatch = element("span", { class: "swatch" });
@@ -84,11 +108,16 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
     function drawSeries(): void {
       const series = memory.series.find((candidate) => candidate.device === picker.value);
       if (!series) return;
-      notes.forEach((note) => note.remove());
+      for (const note of notes) note.remove();
       notes.length = 0;
       const points = series.points.map((point) => {
         const values = new Map(point.by_category.map(([name, bytes]) => [name, helpers.toNumber(bytes)]));
-        return { point, time: helpers.toNumber(point.timestamp_ns), live: helpers.toNumber(point.live_bytes), values };
+        return {
+          point,
+          time: helpers.toNumber(point.timestamp_ns),
+          live: helpers.toNumber(point.live_bytes),
+          values,
+        };
       });
       const first = points[0]?.time ?? 0;
       let last = points[points.length - 1]?.time ?? 1;
@@ -101,7 +130,11 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
       }
       const xOf = (time: number) => margin.left + ((time - first) / (last - first)) * plotWidth;
       const yOf = (value: number) => margin.top + plotHeight - (value / yMax) * plotHeight;
-      const root = frame(width, "Live bytes on " + series.device + " over time, stacked by category", "memory-chart");
+      const root = frame(
+        width,
+        "Live bytes on " + series.device + " over time, stacked by category",
+        "memory-chart",
+      );
       axes(root, width, [first, last], yMax, (value) => helpers.formatBytes(Math.round(value)));
       const lower = points.map(() => 0);
       for (const category of categories) {
@@ -129,7 +162,15 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
       if (series.device === memory.peak_device && helpers.toNumber(memory.peak_bytes) > 0) {
         const x = xOf(helpers.toNumber(memory.peak_timestamp_ns));
         const y = yOf(helpers.toNumber(memory.peak_bytes));
-        root.append(svg("line", { x1: String(x), x2: String(x), y1: String(margin.top), y2: String(margin.top + plotHeight), class: "peak" }));
+        root.append(
+          svg("line", {
+            x1: String(x),
+            x2: String(x),
+            y1: String(margin.top),
+            y2: String(margin.top + plotHeight),
+            class: "peak",
+          }),
+        );
         root.append(svg("circle", { cx: String(x), cy: String(y), r: "4", class: "peak-dot" }));
         const label = svg("text", {
           x: String(Math.min(x + 6, width - 150)),
@@ -146,7 +187,10 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
         let nearest = points[0];
         for (const item of points) if (item.time <= time) nearest = item;
         if (!nearest) return;
-        const parts = [helpers.formatDuration(nearest.point.timestamp_ns), "live " + helpers.formatBytes(nearest.live)];
+        const parts = [
+          helpers.formatDuration(nearest.point.timestamp_ns),
+          "live " + helpers.formatBytes(nearest.live),
+        ];
         for (const [category, bytes] of nearest.point.by_category) {
           if (helpers.toNumber(bytes) > 0) parts.push(category + " " + helpers.formatBytes(bytes));
         }
@@ -259,7 +303,9 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
       const swatch = element("span", { class: "swatch" });
       swatch.style.background = "var(" + variable + ")";
       legend.append(element("li", {}, [swatch, key]));
-      const d = values.map((point, index) => (index === 0 ? "M" : "L") + xOf(point.time) + " " + yOf(point[key] ?? 0)).join("");
+      const d = values
+        .map((point, index) => (index === 0 ? "M" : "L") + xOf(point.time) + " " + yOf(point[key] ?? 0))
+        .join("");
       const path = svg("path", { d, class: "line" });
       path.style.stroke = "var(" + variable + ")";
       root.append(path);
@@ -272,7 +318,13 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
     deviceChildren.push(element("h3", {}, [series.device]), legend, root);
     if (series.points.length < series.points_total) {
       deviceChildren.push(
-        helpers.note("Sampled " + helpers.groupDigits(series.points.length) + " of " + helpers.groupDigits(series.points_total) + " checkpoints."),
+        helpers.note(
+          "Sampled " +
+            helpers.groupDigits(series.points.length) +
+            " of " +
+            helpers.groupDigits(series.points_total) +
+            " checkpoints.",
+        ),
       );
     }
   }

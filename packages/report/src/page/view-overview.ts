@@ -27,7 +27,9 @@ export function renderOverview(container: HTMLElement, payload: ReportPayload, h
       tile(
         "Spans",
         helpers.groupDigits(summary.span_count),
-        helpers.groupDigits(summary.root_span_count) + " root, depth " + helpers.groupDigits(summary.max_depth),
+        helpers.groupDigits(summary.root_span_count) +
+          " root, depth " +
+          helpers.groupDigits(summary.max_depth),
         "span-count",
       ),
       tile("Ops", helpers.groupDigits(summary.op_count), "timed operations", "op-count"),
@@ -93,7 +95,9 @@ export function renderOverview(container: HTMLElement, payload: ReportPayload, h
     : "Untrusted: " + errors.length + " structural error(s). Numbers below may be wrong.";
   container.append(
     helpers.section("Health", [
-      element("p", { class: health.trusted ? "verdict ok" : "verdict bad", "data-testid": "verdict" }, [verdict]),
+      element("p", { class: health.trusted ? "verdict ok" : "verdict bad", "data-testid": "verdict" }, [
+        verdict,
+      ]),
       element("h3", {}, ["Errors (" + errors.length + ")"]),
       errors.length > 0 ? issueList(errors, "errors") : helpers.note("No errors."),
       element("h3", {}, ["Gaps (" + gaps.length + ")"]),
@@ -102,7 +106,10 @@ export function renderOverview(container: HTMLElement, payload: ReportPayload, h
       (() => {
         const coverage = element("dl", { class: "facts compact", "data-testid": "coverage" });
         for (const [name, count] of health.coverage) {
-          coverage.append(element("dt", {}, [name.replace(/_/g, " ")]), element("dd", {}, [helpers.groupDigits(count)]));
+          coverage.append(
+            element("dt", {}, [name.replace(/_/g, " ")]),
+            element("dd", {}, [helpers.groupDigits(count)]),
+          );
         }
         return coverage;
       })(),
@@ -112,7 +119,9 @@ export function renderOverview(container: HTMLElement, payload: ReportPayload, h
   const findings = element("ol", { class: "findings", "data-testid": "findings" });
   for (const finding of trace.findings) findings.append(element("li", {}, [finding]));
   container.append(
-    helpers.section("Key findings", [trace.findings.length > 0 ? findings : helpers.note("Nothing to report.")]),
+    helpers.section("Key findings", [
+      trace.findings.length > 0 ? findings : helpers.note("Nothing to report."),
+    ]),
   );
 
   if (trace.reductions.length > 0) {

@@ -22,8 +22,17 @@ export function renderSpanCosts(container: HTMLElement, payload: ReportPayload, 
   const table = helpers.table<SpanCostRow>(
     [
       { label: "Path", text: (row) => row.path, sortKey: (row) => row.path },
-      { label: "Kind", text: (row) => row.kind + (row.step ? " · " + row.step : ""), sortKey: (row) => row.kind },
-      { label: "Spans", text: (row) => helpers.groupDigits(row.spans), sortKey: (row) => row.spans, numeric: true },
+      {
+        label: "Kind",
+        text: (row) => row.kind + (row.step ? " · " + row.step : ""),
+        sortKey: (row) => row.kind,
+      },
+      {
+        label: "Spans",
+        text: (row) => helpers.groupDigits(row.spans),
+        sortKey: (row) => row.spans,
+        numeric: true,
+      },
       {
         label: "Total",
         text: (row) => helpers.formatDuration(row.total_ns),

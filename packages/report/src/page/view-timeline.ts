@@ -240,7 +240,9 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
   }
 
   function showDetails(lines: string[]): void {
-    details.replaceChildren(...lines.map((line, index) => element(index === 0 ? "strong" : "div", {}, [line])));
+    details.replaceChildren(
+      ...lines.map((line, index) => element(index === 0 ? "strong" : "div", {}, [line])),
+    );
   }
 
   function zoom(factor: number, anchorFraction: number): void {
@@ -356,7 +358,9 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
       return;
     }
     const lines = hit.kind === "span" ? spanLines(hit.item) : opLines(hit.item);
-    tooltip.replaceChildren(...lines.map((line, index) => element(index === 0 ? "strong" : "div", {}, [line])));
+    tooltip.replaceChildren(
+      ...lines.map((line, index) => element(index === 0 ? "strong" : "div", {}, [line])),
+    );
     tooltip.hidden = false;
     const bounds = chart.getBoundingClientRect();
     const left = Math.min(event.clientX - bounds.left + 12, bounds.width - 260);
