@@ -9,7 +9,11 @@ const golden = join(fixturesDir, "valid/golden-train.jsonl");
 
 function embeddedPayload(html: string): {
   title: string;
-  candidate: { label: string; summary: { span_count: number; peak_bytes: number }; health: { trusted: boolean } };
+  candidate: {
+    label: string;
+    summary: { span_count: number; peak_bytes: number };
+    health: { trusted: boolean };
+  };
   comparison?: { comparable: boolean };
 } {
   const match = /<script type="application\/json" id="cg-report-data">([^<]*)<\/script>/.exec(html);
@@ -43,7 +47,16 @@ describe("cg-trace view", () => {
 
   it("adds the comparison with --baseline and honours --title", async () => {
     const output = join(directory, "compare.html");
-    const result = await runInProcess(["view", golden, "--baseline", golden, "--title", "golden vs golden", "-o", output]);
+    const result = await runInProcess([
+      "view",
+      golden,
+      "--baseline",
+      golden,
+      "--title",
+      "golden vs golden",
+      "-o",
+      output,
+    ]);
     expect(result.exitCode).toBe(0);
     const payload = embeddedPayload(readFileSync(output, "utf8"));
     expect(payload.title).toBe("golden vs golden");
@@ -57,7 +70,12 @@ describe("cg-trace view", () => {
     const output = join(directory, "never.html");
     const missingTrace = await runInProcess(["view", join(directory, "absent.jsonl"), "-o", output]);
     expect(missingTrace.exitCode).toBe(2);
-    const invalid = await runInProcess(["view", join(fixturesDir, "invalid/n01-meta-not-first.jsonl"), "-o", output]);
+    const invalid = await runInProcess([
+      "view",
+      join(fixturesDir, "invalid/n01-meta-not-first.jsonl"),
+      "-o",
+      output,
+    ]);
     expect(invalid.exitCode).toBe(2);
     expect(existsSync(output)).toBe(false);
   });
