@@ -1,6 +1,5 @@
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import * as report from "@cg/report";
 import {
   CaptureGate,
   ProfileRun,
@@ -94,7 +93,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     ),
   );
   const result: DemoResult = { tracePath, perfettoPath, document, losses, deviceMemory: deviceMemory.status };
-  const renderReport = (report as Record<string, unknown>).renderReport as RenderReport | undefined;
+  // Loaded dynamically so that a report package without `renderReport` still lets the demo run.
+  const report = (await import("@cg/report")) as Record<string, unknown>;
+  const renderReport = report.renderReport as RenderReport | undefined;
   if (typeof renderReport === "function") {
     const reportPath = join(options.outDir, "report.html");
     const html = renderReport(document, {});

@@ -1,0 +1,148 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fixturesDir } from "@cg/tooling-vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChromeTrace, checkPerfettoRules } from "./perfetto-rules.js";
+
+// Runs the built `cg-trace` binary exactly as a user would.
+const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const repoRoot = resolve(packageRoot, "../..");
+const bin = join(packageRoot, "dist/bin.js");
+const golden = join(fixturesDir, "valid/golden-train.jsonl");
+const scratch = mkdtempSync(join(tmpdir(), "cg-cli-e2e-"));
+
+function newestMtime(directory: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.name.endsWith(".test.ts")) continue;
+    const time = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs;
+    if (time > newest) newest = time;
+  }
+  return newest;
+}
+
+function cgTrace(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd: scratch,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", ...env },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  if (!existsSync(bin) || statSync(bin).mtimeMs < newestMtime(join(packageRoot, "src"))) {
+    execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/cli..."], {
+      cwd: repoRoot,
+      stdio: "pipe",
+    });
+  }
+}, 300_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("cg-trace (built binary)", () => {
+  it("prints its version and help", () => {
+    const version = cgTrace(["--version"]);
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")).version,
+    );
+    const help = cgTrace(["--help"]);
+    expect(help.status).toBe(0);
+    for (const command of ["demo", "summary", "validate", "query", "compare", "convert"]) {
+      expect(help.stdout).toContain(`  ${command}`);
+      const commandHelp = cgTrace([command, "--help"]);
+      expect(commandHelp.status, command).toBe(0);
+      expect(commandHelp.stdout).toContain(`Usage: cg-trace ${command}`);
+    }
+  });
+
+  it("summarises the golden fixture as text and JSON", () => {
+    const text = cgTrace(["summary", golden]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain("Health: TRUSTED");
+    expect(text.stdout).toContain("Measured total: 90.000 µs (90000 ns)");
+    const json = cgTrace(["summary", golden, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      schema: "cg-trace/summary/1",
+      summary: { peak_bytes: 4096 },
+    });
+  });
+
+  it("honours NO_COLOR", () => {
+    expect(cgTrace(["summary", golden], { FORCE_COLOR: "1" }).stdout).toContain("\u001b[");
+    expect(cgTrace(["summary", golden], { FORCE_COLOR: "1", NO_COLOR: "1" }).stdout).not.toContain("\u001b[");
+  });
+
+  it("fails clearly for a missing file, a directory, a non-trace file and a truncated trace", () => {
+    const missing = cgTrace(["summary", "nope.jsonl"]);
+    expect(missing).toMatchObject({ status: 2, stdout: "" });
+    expect(missing.stderr).toBe("cg-trace: nope.jsonl: no such file\n");
+    mkdirSync(join(scratch, "folder"), { recursive: true });
+    const directory = cgTrace(["validate", "folder"]);
+    expect(directory.status).toBe(2);
+    expect(directory.stderr).toContain("folder: is a directory");
+    writeFileSync(join(scratch, "notes.txt"), "hello\nworld\n");
+    const notTrace = cgTrace(["validate", "notes.txt"]);
+    expect(notTrace.status).toBe(2);
+    expect(notTrace.stderr).toMatch(/^cg-trace: notes\.txt:1: invalid_json: /);
+    const text = readFileSync(golden, "utf8");
+    writeFileSync(join(scratch, "truncated.jsonl"), text.slice(0, text.length - 40));
+    const truncated = cgTrace(["validate", "truncated.jsonl"]);
+    expect(truncated.status).toBe(2);
+    expect(truncated.stderr).toMatch(/^cg-trace: truncated\.jsonl:18: invalid_json: /);
+    const lenient = cgTrace(["validate", "truncated.jsonl", "--lenient"]);
+    expect(lenient.status).toBe(1);
+    expect(lenient.stdout).toMatch(/truncated\.jsonl:18: truncated: /);
+    expect(lenient.stdout).toMatch(/open_span: error: span `s1` was not closed/);
+  });
+
+  it("validate exit codes: 0 trusted, 1 untrusted", () => {
+    expect(cgTrace(["validate", golden]).status).toBe(0);
+    const untrusted = cgTrace(["validate", join(fixturesDir, "health/h01-measurement-count.jsonl")]);
+    expect(untrusted.status).toBe(1);
+    expect(untrusted.stdout).toContain(
+      "measurement_count: error: expected exactly one measured region, found 0",
+    );
+  });
+
+  it("queries, compares and converts", () => {
+    const query = cgTrace(["query", golden, "--kind", "memory", "--json"]);
+    expect(JSON.parse(query.stdout).result).toMatchObject({ kind: "memory", summary: { peak_bytes: 4096 } });
+    const compare = cgTrace(["compare", golden, golden, "--json"]);
+    expect(JSON.parse(compare.stdout)).toMatchObject({
+      schema: "candle-graph/comparison/1",
+      comparable: true,
+    });
+    const convert = cgTrace(["convert", golden, "--to", "perfetto", "-o", "golden.json"]);
+    expect(convert.status).toBe(0);
+    checkPerfettoRules(JSON.parse(readFileSync(join(scratch, "golden.json"), "utf8")) as ChromeTrace);
+    expect(readdirSync(scratch).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("demo writes a trusted trace, its summary and a Perfetto file", () => {
+    const demo = cgTrace(["demo", "--out", "demo-out", "--no-gpu"]);
+    expect(demo.status, demo.stderr).toBe(0);
+    expect(demo.stdout).toContain("Health: TRUSTED (0 error(s), 0 warning(s))");
+    expect(demo.stdout).toContain("perfetto: demo-out/trace.perfetto.json");
+    expect(cgTrace(["validate", "demo-out/application.jsonl"]).status).toBe(0);
+    checkPerfettoRules(
+      JSON.parse(readFileSync(join(scratch, "demo-out/trace.perfetto.json"), "utf8")) as ChromeTrace,
+    );
+    const gradients = cgTrace(["query", "demo-out/application.jsonl", "--kind", "gradients", "--json"]);
+    expect(JSON.parse(gradients.stdout).result.gradients).toHaveLength(4);
+  });
+});
