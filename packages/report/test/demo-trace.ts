@@ -53,8 +53,10 @@ export function demoTraceText(options: DemoOptions = {}): string {
 
   function op(span: string, name: string, durationNs: number, shape: number[]): string {
     const output = `t${++tensor}`;
+    const startNs = session.elapsedNs();
     clock.advance(Math.round(durationNs * slowdown));
     session.recordOp(span, {
+      timestampNs: startNs,
       opName: name,
       output,
       shape,
