@@ -87,7 +87,7 @@ describe("TfjsProfiler training capture", () => {
     expect(categories).toEqual(new Set(["activation", "gradient", "optimizer", "parameter"]));
 
     // Trainable variables and their gradients are tensor events; one gradient fact per variable.
-    const trainables = demo.model.trainableWeights.map((weight) => weight.read());
+    const trainables = demo.variables;
     const parameterTensors = trace.tensors.filter((tensor) => tensor.category === "parameter");
     expect(parameterTensors.map((tensor) => tensor.tensor_id).sort()).toEqual(
       trainables.map((variable) => `t${variable.id}`).sort(),
