@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { embedJson } from "./embed-json.js";
 import { escapeHtml } from "./escape-html.js";
 import { pageScript } from "./page/page-script.js";
@@ -12,13 +13,15 @@ import type { ReportPayload } from "./report-payload.js";
 export function renderReportHtml(payload: ReportPayload): string {
   const script = pageScript();
   if (/<\/script|<!--/i.test(script)) throw new Error("page script must not contain a script terminator");
+  const scriptHash = createHash("sha256").update(script, "utf8").digest("base64");
   return [
     "<!doctype html>",
     '<html lang="en">',
     "<head>",
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">",
+    // Only the page's own script (by hash) may run, and nothing may be fetched.
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'">`,
     '<meta name="color-scheme" content="light dark">',
     `<title>${escapeHtml(payload.title)}</title>`,
     `<style>${pageStyle}</style>`,
