@@ -305,7 +305,7 @@ describe("strings, tags and unknown keys", () => {
     );
     const tags = event.tags as Record<string, string>;
     expect(Object.keys(tags).sort()).toEqual(["__proto__", "constructor", "toString"]);
-    expect(tags.__proto__).toBe("x");
+    expect(Object.getOwnPropertyDescriptor(tags, "__proto__")?.value).toBe("x");
     expect(tags.constructor).toBe("y");
     expect(Object.getPrototypeOf(tags)).toBe(null);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
@@ -342,6 +342,54 @@ describe("trimTraceLine (spec §4.2)", () => {
 });
 
 describe("optimistic path soundness", () => {
+  /** Pads `line` with spaces after `{` until it is exactly as long as its compact re-serialization. */
+  function padToCompactLength(line: string, compact: string): string {
+    const missing = compact.length - line.length;
+    expect(missing).toBeGreaterThanOrEqual(0);
+    return `{${" ".repeat(missing)}${line.slice(1)}`;
+  }
+
+  it("rejects exponent u64 literals that are as short as the digits", () => {
+    for (const literal of ["12e2", "1e2", "5E3"]) {
+      const result = decodeTraceLine(`{"kind":"span_end","id":"a","duration_ns":${literal}}`);
+      expect(result.ok ? undefined : result.error.code).toBe("expected_u64");
+    }
+  });
+
+  it("does not let a short exponent literal hide whitespace or a float-form u64", () => {
+    const compact = '{"kind":"span_end","id":"a","duration_ns":1000000000000000}';
+    const line = padToCompactLength('{"kind":"span_end","id":"a","duration_ns":1e15}', compact);
+    expect(line.length).toBe(compact.length);
+    expect(decodeTraceLine(line).ok).toBe(false);
+  });
+
+  it("does not let a short exponent norm hide a repeated key", () => {
+    const compact =
+      '{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"zero","norm":100000000000000000000}';
+    for (const norm of ["1e20", "1E20", "1e+20"]) {
+      const line = padToCompactLength(
+        `{"kind":"gradient","event_id":"g","root":"r","key":"k","key":"k","state":"zero","norm":${norm}}`,
+        compact,
+      );
+      const result = decodeTraceLine(line);
+      expect(result.ok ? undefined : result.error.code).toBe("duplicate_field");
+    }
+  });
+
+  it("accepts norms in exponent form", () => {
+    for (const [literal, value] of [
+      ["1e20", 1e20],
+      ["1e-3", 0.001],
+      ["2.5e-8", 2.5e-8],
+      ["1e6", 1e6],
+    ] as const) {
+      const result = decodeTraceLine(
+        `{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"zero","norm":${literal}}`,
+      );
+      expect(result.ok && result.event.kind === "gradient" ? result.event.norm : undefined).toBe(value);
+    }
+  });
+
   const base = [
     op('"duration_ns":1200,"timestamp_ns":5000,"shape":[32,32],"inputs":["a","b"],"storage_bytes":4096'),
     '{"kind":"span_start","id":"s2","parent_id":"s1","name":"n","start_ns":1000,"span_kind":"function","measured":true}',

@@ -251,16 +251,17 @@ function mayHaveExponent(line: string): boolean {
 }
 
 /**
- * Optimistic path. Without backslashes and exponent literals, every way in which a line can differ
- * from the compact serialization of the value JSON.parse returned makes the line LONGER: whitespace
- * between tokens, a repeated key (its first occurrence vanished from the value), a non-canonical
- * number (`5000.0`, `-0`, `1.50`; String(value) is the shortest plain form below 1e21 and larger
- * values need 22+ digits). So when the validators accepted every key (no unknown keys) and the
+ * Optimistic path. Without backslashes, every way in which a line can differ from the compact
+ * serialization of the value JSON.parse returned makes the line LONGER — whitespace between
+ * tokens, a repeated key (its first occurrence vanished from the value), a non-canonical number
+ * (`5000.0`, `-0`, `1.50`: String(value) is the shortest plain form) — except an exponent literal,
+ * which can be as short or shorter only for the values `exponentPossible` flags; such lines are
+ * checked for exponents first. So when the validators accepted every key (no unknown keys) and the
  * compact length they accounted for equals the line's length, no literal-level rule can fail and
  * the event is final. Anything else goes through the exact path.
  */
 export function decodeOptimistic(line: string, record: JsonRecord, kind: string): TraceEvent | undefined {
-  if (line.indexOf("\\") !== -1 || mayHaveExponent(line)) return undefined;
+  if (line.indexOf("\\") !== -1) return undefined;
   const context = newContext(kind, null);
   let event: TraceEvent;
   try {
@@ -271,6 +272,7 @@ export function decodeOptimistic(line: string, record: JsonRecord, kind: string)
   // `"kind":"<kind>",` plus braces, minus the comma after the last key.
   const compactLength = context.length + kind.length + 10 + 1;
   if (compactLength !== line.length || context.present + 1 !== Object.keys(record).length) return undefined;
+  if (context.exponentPossible && mayHaveExponent(line)) return undefined;
   return event;
 }
 

@@ -21,10 +21,15 @@ export interface DecodeContext {
   present: number;
   /** Compact JSON length of the present known keys with their values, plus one comma each. */
   length: number;
+  /**
+   * A number was accepted whose literal could have been written in exponent form no longer than
+   * its shortest plain form (a u64 that is a non-zero multiple of 100, or such a norm).
+   */
+  exponentPossible: boolean;
 }
 
 export function newContext(kind: string, facts: NumberFact[] | null): DecodeContext {
-  return { kind, facts, present: 0, length: 0 };
+  return { kind, facts, present: 0, length: 0, exponentPossible: false };
 }
 
 /** Records one present key whose value has compact JSON length `valueLength`: `"key":value,`. */
@@ -202,22 +207,36 @@ export function u64Value(
   throw new LineFailure(code, `invalid type: ${describeValue(value)}, expected ${expected}`, fieldName);
 }
 
-/** Compact length of an accepted u64; bigints only occur on the exact path, where length is unused. */
-function u64Length(value: U64): number {
-  return typeof value === "number" ? digitCount(value) : 0;
+/**
+ * Compact length of an accepted u64 (bigints only occur on the exact path, where length is
+ * unused). An exponent literal is never shorter than the digits unless the value ends in two
+ * zeros (`12e2` = 1200): only then must the optimistic path look for exponents.
+ */
+function u64Length(value: U64, context: DecodeContext): number {
+  if (typeof value !== "number") return 0;
+  if (value % 100 === 0 && value !== 0) context.exponentPossible = true;
+  return digitCount(value);
+}
+
+/** Same for a norm: exponent forms can only be as short as String(value) in these ranges. */
+function floatExponentPossible(value: number): boolean {
+  const magnitude = Math.abs(value);
+  if (magnitude === 0) return false;
+  if (magnitude < 0.01 || magnitude >= 1e21) return true;
+  return Number.isInteger(value) && magnitude >= 100 && value % 100 === 0;
 }
 
 export function requiredU64(value: unknown, key: string, context: DecodeContext): U64 {
   if (value === undefined) missingField(context, key);
   const result = u64Value(value, key, -1, context, "u64");
-  account(context, key, u64Length(result));
+  account(context, key, u64Length(result, context));
   return result;
 }
 
 export function defaultedU64(value: unknown, key: string, context: DecodeContext): U64 {
   if (value === undefined) return 0;
   const result = u64Value(value, key, -1, context, "u64");
-  account(context, key, u64Length(result));
+  account(context, key, u64Length(result, context));
   return result;
 }
 
@@ -229,7 +248,7 @@ export function optionalU64(value: unknown, key: string, context: DecodeContext)
     return undefined;
   }
   const result = u64Value(value, key, -1, context, "u64");
-  account(context, key, u64Length(result));
+  account(context, key, u64Length(result, context));
   return result;
 }
 
@@ -243,7 +262,7 @@ export function shapeValue(value: unknown, context: DecodeContext): U64[] {
     const element = shape[index];
     const result = u64Value(element, "shape", index, context, "usize");
     if (result !== element) shape[index] = result;
-    length += u64Length(result);
+    length += u64Length(result, context);
   }
   account(context, "shape", length);
   return shape as U64[];
@@ -291,6 +310,7 @@ export function tagsValue(value: unknown, context: DecodeContext): Record<string
 export function optionalFloat(value: unknown, key: string, context: DecodeContext): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value === "number") {
+    if (floatExponentPossible(value)) context.exponentPossible = true;
     account(context, key, String(value).length);
     return value;
   }
