@@ -64,10 +64,12 @@ export default async function tfjsBench(): Promise<void> {
     `model: dense 32→64×5→8, batch 32, Adam, tfjs CPU backend; ${kernelsPerStep} kernel calls per step`,
   );
 
-  const path = join(directory, "step.jsonl");
   const run = ProfileRun.training("bench::tfjs_step", 1, "cpu");
+  // Each capture writes a new file, as a real capture does: truncating and rewriting one path makes
+  // ext4 flush the file at close (auto_da_alloc), a cost no single capture pays.
+  let captures = 0;
   const profiledStep = () => {
-    const session = TraceSession.open(path, run);
+    const session = TraceSession.open(join(directory, `step-${++captures}.jsonl`), run);
     profileTrainStep(session, {
       optimizer: demo.optimizer,
       loss: demo.loss,
@@ -106,7 +108,10 @@ export default async function tfjsBench(): Promise<void> {
   );
 
   // Gate closed: the profiler's loop step for a step that is not captured.
-  const profiler = TfjsProfiler.training({ captureStep: Number.MAX_SAFE_INTEGER, path });
+  const profiler = TfjsProfiler.training({
+    captureStep: Number.MAX_SAFE_INTEGER,
+    path: join(directory, "never-written.jsonl"),
+  });
   const gatedStep = () =>
     profiler.trainStep({ optimizer: demo.optimizer, loss: demo.loss, variables: demo.variables }).dispose();
   const gated = interleaved(gatedStep, step, 120);
