@@ -2,7 +2,7 @@
 // object JSON.parse produced, applies the spec's null and default rules (§2.1), consults the
 // literal facts of the line scan for u64 values (§5), and throws a LineFailure when it must.
 //
-// They also account for the compact JSON length of every value they accept (`present`, `length`).
+// They also account for the compact JSON length of every key and value they accept (`length`).
 // The optimistic path of the decoder compares that with the raw line's length: see
 // decode-trace-line.ts for why equality proves the line needed no literal-level checks.
 import { LineFailure } from "./line-decode-error.js";
@@ -17,9 +17,7 @@ export interface DecodeContext {
   kind: string;
   /** Number facts of the line scan; null when there were none or no scan ran. */
   facts: NumberFact[] | null;
-  /** Known keys present in the object (null values included). */
-  present: number;
-  /** Compact JSON length of the present known keys with their values, plus one comma each. */
+  /** Compact JSON length of the known keys present (null values included), plus one comma each. */
   length: number;
   /**
    * A number was accepted whose literal could have been written in exponent form no longer than
@@ -29,12 +27,11 @@ export interface DecodeContext {
 }
 
 export function newContext(kind: string, facts: NumberFact[] | null): DecodeContext {
-  return { kind, facts, present: 0, length: 0, exponentPossible: false };
+  return { kind, facts, length: 0, exponentPossible: false };
 }
 
 /** Records one present key whose value has compact JSON length `valueLength`: `"key":value,`. */
 function account(context: DecodeContext, key: string, valueLength: number): void {
-  context.present++;
   context.length += key.length + 4 + valueLength;
 }
 
