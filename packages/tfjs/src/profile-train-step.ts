@@ -9,7 +9,11 @@ export interface TrainStepOptions {
   optimizer: Optimizer;
   /** The forward pass: returns the scalar loss to minimise (as for `optimizer.minimize`). */
   loss: () => Scalar;
-  /** Variables to train; default every trainable variable (as `minimize` does). */
+  /**
+   * Variables to train; default every registered trainable variable, as `minimize` does. Pass your
+   * model's variables: the default also includes e.g. Adam's beta-power scalars, which receive no
+   * gradient and are then reported `missing`.
+   */
   variables?: Variable[] | undefined;
   /** Name of the measured region; default `train_step`. */
   name?: string | undefined;
