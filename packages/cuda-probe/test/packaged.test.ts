@@ -1,29 +1,17 @@
 // The built package: its sampler worker is a real file beside the bundle, found from the ESM and
-// the CommonJS entry alike. Builds the package first when dist is missing or older than src.
-import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+// the CommonJS entry alike.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packageRoot, runModule } from "./child-process.js";
+import { dist } from "./built-package.js";
+import { runModule } from "./child-process.js";
 import { buildFakeNvml, removeFakeNvmlBuilds } from "./fake-nvml.js";
-
-const dist = join(packageRoot, "dist");
-const builtFiles = ["index.js", "index.cjs", "sampler-worker.js", "sampler-worker.cjs"];
-
-function distIsStale(): boolean {
-  if (!builtFiles.every((file) => existsSync(join(dist, file)))) return true;
-  const builtAt = Math.min(...builtFiles.map((file) => statSync(join(dist, file)).mtimeMs));
-  const sources = readdirSync(join(packageRoot, "src")).map((file) => join(packageRoot, "src", file));
-  return [...sources, join(packageRoot, "tsup.config.ts")].some((file) => statSync(file).mtimeMs > builtAt);
-}
 
 let libraryPath: string;
 
 beforeAll(() => {
   libraryPath = buildFakeNvml("full");
-  if (distIsStale()) execFileSync("pnpm", ["run", "build"], { cwd: packageRoot, stdio: "ignore" });
-}, 120_000);
+});
 
 afterAll(() => removeFakeNvmlBuilds());
 

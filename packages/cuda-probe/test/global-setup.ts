@@ -1,0 +1,5 @@
+import { ensureBuilt } from "./built-package.js";
+
+export default function setup(): void {
+  ensureBuilt();
+}
