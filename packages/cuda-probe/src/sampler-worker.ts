@@ -48,12 +48,8 @@ function run(data: SamplerWorkerData): void {
   const intervalNs = BigInt(Math.max(1, Math.round(data.intervalMs * 1e6)));
   const cpuStart = threadCpuTimeNs();
   const wallStart = clock.nowBigInt();
-  setState(control, samplerState.running);
-  post({ type: "running" });
-
-  let next = wallStart;
   let previousRound: bigint | undefined;
-  while (Atomics.load(control, controlSlot.stop) === 0) {
+  const round = (): void => {
     const roundStart = clock.nowBigInt();
     for (const reader of readers) {
       const result = reader.read();
@@ -73,12 +69,23 @@ function run(data: SamplerWorkerData): void {
     }
     ring.recordRound(previousRound === undefined ? undefined : roundStart - previousRound);
     previousRound = roundStart;
+  };
+
+  // The first round runs before the owner hears "running", so a ready sampler has a reading.
+  round();
+  setState(control, samplerState.running);
+  post({ type: "running" });
+
+  let next = wallStart;
+  for (;;) {
     next += intervalNs;
     const now = clock.nowBigInt();
     // Behind schedule (a slow call, a descheduled thread): skip the missed ticks, keep the phase,
     // never burst to catch up.
     if (next <= now) next += ((now - next) / intervalNs + 1n) * intervalNs;
     Atomics.wait(control, controlSlot.stop, 0, Number(next - now) / 1e6);
+    if (Atomics.load(control, controlSlot.stop) !== 0) break;
+    round();
   }
   const cpuEnd = threadCpuTimeNs();
   ring.recordWorkerTimes(
