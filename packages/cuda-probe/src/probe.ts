@@ -49,7 +49,7 @@ function shutdownAtExit(): void {
  * result says why the probe is unavailable. Creates no CUDA context.
  */
 export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
-  const clock = options.clock instanceof MonotonicClock ? options.clock : new MonotonicClock(options.clock);
+  const clock = resolveClock(options.clock);
   let opened: ReturnType<typeof NvmlSession.open>;
   try {
     opened = NvmlSession.open(options.libraryPath);
@@ -69,11 +69,17 @@ export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
   const session = opened.session;
   const readers: DeviceReader[] = [];
   const devices: CudaDevice[] = [];
+  let denied: CudaProbeError | undefined;
   for (let index = 0; index < session.deviceCount; index++) {
     const info = session.describe(index);
     if (!("handle" in info)) {
-      session.close();
       const error = CudaProbeError.fromFailure(info);
+      // A GPU this process may not use (outside its container's device cgroup) is left out.
+      if (error.reason === "permission-denied") {
+        denied = error;
+        continue;
+      }
+      session.close();
       return { ok: false, reason: error.reason, error };
     }
     const reader = new DeviceReader(session.binding, index, info.handle);
@@ -93,6 +99,10 @@ export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
       memoryQuery: reader.memoryQuery,
     });
   }
+  if (devices.length === 0 && denied) {
+    session.close();
+    return { ok: false, reason: denied.reason, error: denied };
+  }
   const probe = new CudaProbe(session, readers, devices, clock);
   openProbes.add(probe);
   if (!exitHookInstalled) {
@@ -100,6 +110,14 @@ export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
     process.once("exit", shutdownAtExit);
   }
   return { ok: true, probe };
+}
+
+/** The given clock; a clock from another copy of @cg/clock is rebuilt from its origin (same timeline). */
+function resolveClock(clock: OpenProbeOptions["clock"]): MonotonicClock {
+  if (clock === undefined) return new MonotonicClock();
+  if (clock instanceof MonotonicClock) return clock;
+  const origin = (clock as { origin?: ClockOrigin }).origin;
+  return MonotonicClock.fromOrigin(origin ?? (clock as ClockOrigin));
 }
 
 export class CudaProbe {

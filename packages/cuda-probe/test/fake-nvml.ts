@@ -27,9 +27,15 @@ const built = new Map<FakeNvmlVariant, string>();
 export function buildFakeNvml(variant: FakeNvmlVariant = "full"): string {
   const existing = built.get(variant);
   if (existing) return existing;
-  const compiler = process.env.CC ?? "cc";
   buildDirectory ??= mkdtempSync(join(tmpdir(), "cg-fake-nvml-"));
   const output = join(buildDirectory, `libfake-nvml-${variant}.so`);
+  compileFakeNvml(variant, output, process.env.CC ?? "cc");
+  built.set(variant, output);
+  return output;
+}
+
+/** Compiles one variant to `output` with `compiler`; no compiler is an error that says so. */
+export function compileFakeNvml(variant: FakeNvmlVariant, output: string, compiler: string): void {
   try {
     execFileSync(compiler, ["-shared", "-fPIC", "-O2", ...defines[variant], "-o", output, fakeNvmlSource], {
       stdio: ["ignore", "pipe", "pipe"],
@@ -44,8 +50,6 @@ export function buildFakeNvml(variant: FakeNvmlVariant = "full"): string {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? "";
     throw new Error(`building the fake NVML failed:\n${stderr}`, { cause: error });
   }
-  built.set(variant, output);
-  return output;
 }
 
 /** Removes the compiled libraries (loaded copies stay mapped). */
@@ -74,6 +78,7 @@ export class FakeNvml {
   readonly #setMemory: (index: number, total: bigint, used: bigint, free: bigint, reserved: bigint) => void;
   readonly #setProcess: (index: number, slot: number, pid: number, used: bigint) => void;
   readonly #clearProcesses: (index: number) => void;
+  readonly #setDeviceHidden: (index: number, hidden: number) => void;
   readonly trivial: () => number;
 
   constructor(readonly libraryPath: string) {
@@ -91,6 +96,7 @@ export class FakeNvml {
       "void fake_nvml_set_process(unsigned int, unsigned int, unsigned int, unsigned long long)",
     );
     this.#clearProcesses = library.func("void fake_nvml_clear_processes(unsigned int)");
+    this.#setDeviceHidden = library.func("void fake_nvml_set_device_hidden(unsigned int, int)");
     this.trivial = library.func("int fake_nvml_trivial(void)");
   }
 
@@ -126,5 +132,10 @@ export class FakeNvml {
 
   clearProcesses(index: number): void {
     this.#clearProcesses(index);
+  }
+
+  /** A hidden device answers NVML_ERROR_NO_PERMISSION to handle lookups. */
+  setDeviceHidden(index: number, hidden: boolean): void {
+    this.#setDeviceHidden(index, hidden ? 1 : 0);
   }
 }

@@ -9,7 +9,7 @@ import {
   type OpenProbeResult,
   openProbe,
 } from "../src/index.js";
-import { buildFakeNvml, FakeNvml, nvmlCode, removeFakeNvmlBuilds } from "./fake-nvml.js";
+import { buildFakeNvml, compileFakeNvml, FakeNvml, nvmlCode, removeFakeNvmlBuilds } from "./fake-nvml.js";
 
 const GiB = 1n << 30n;
 const MiB = 1n << 20n;
@@ -373,6 +373,47 @@ describe("unavailability", () => {
     const error = expectUnavailable(openProbe({ libraryPath }));
     expect(error).toMatchObject({ reason: "nvml-error", nvmlCode: 999, nvmlFunction: "nvmlDeviceGetUUID" });
     expect(fake.initRefcount()).toBe(0);
+  });
+});
+
+describe("devices this process may not use", () => {
+  it("leaves out a device whose handle NVML refuses", () => {
+    fake.setDeviceHidden(0, true);
+    const probe = open();
+    expect(probe.devices.map((device) => device.label)).toEqual(["cuda:1"]);
+    expect(probe.sample().map((sample) => sample.device)).toEqual(["cuda:1"]);
+  });
+
+  it("permission-denied when NVML refuses every device", () => {
+    fake.setDeviceHidden(0, true);
+    fake.setDeviceHidden(1, true);
+    const error = expectUnavailable(openProbe({ libraryPath }));
+    expect(error).toMatchObject({
+      reason: "permission-denied",
+      nvmlCode: 4,
+      nvmlFunction: "nvmlDeviceGetHandleByIndex_v2",
+    });
+    expect(fake.initRefcount()).toBe(0);
+  });
+});
+
+describe("clock option", () => {
+  it("accepts a clock-like object from another copy of @cg/clock by its origin", () => {
+    const clock = new MonotonicClock();
+    const foreign = { origin: clock.origin, now: () => clock.now() };
+    const probe = open({ clock: foreign as unknown as MonotonicClock });
+    const before = clock.now();
+    const [sample] = probe.sample();
+    expect(sample?.timestampNs).toBeGreaterThanOrEqual(before);
+    expect(sample?.timestampNs).toBeLessThanOrEqual(clock.now());
+  });
+});
+
+describe("test fixture", () => {
+  it("fails with a clear message when the C compiler is missing", () => {
+    expect(() => compileFakeNvml("full", `${libraryPath}.unused`, "/nonexistent/cc")).toThrow(
+      /C compiler '\/nonexistent\/cc' was not found/,
+    );
   });
 });
 
