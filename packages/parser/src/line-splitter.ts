@@ -59,7 +59,8 @@ export class ByteLineSplitter {
     }
     const lastLineFeed = chunk.lastIndexOf(LF);
     if (lastLineFeed < offset) {
-      this.#hold(chunk.subarray(offset), pieces);
+      // Copy: file chunks come from one reused buffer, and some streams reuse theirs too.
+      this.#hold(chunk.slice(offset), pieces);
       return;
     }
     let region = chunk.subarray(offset, lastLineFeed + 1);

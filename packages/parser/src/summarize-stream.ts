@@ -2,8 +2,8 @@
 // compact record per span (health and depth need the whole span tree), the live allocations, a
 // bounded reorder window of memory events, and the span references still unresolved. Ops, tensors,
 // memory events, gradients and edges are counted and dropped.
-import { compareMemoryEvents, type MemoryAnalysis, MemoryTimeline } from "@cg/memory";
-import { compareU64, type MemoryEvent, type RunMetadata, type TraceEvent } from "@cg/schema";
+import { type MemoryAnalysis, MemoryTimeline } from "@cg/memory";
+import type { RunMetadata, TraceEvent } from "@cg/schema";
 import {
   AllocationPairing,
   type HealthIssue,
@@ -17,7 +17,7 @@ import {
 } from "./health.js";
 import type { ReadOptions } from "./line-processor.js";
 import { createProcessor, processChunks } from "./read-trace-events.js";
-import { ReorderWindow } from "./reorder-window.js";
+import { MemoryReorderWindow } from "./reorder-window.js";
 import { buildSpanTree } from "./span-tree.js";
 import { measuredTotal, type TraceSummary } from "./summarize.js";
 import { compareCodePointsSpans, type SpanRecord, spanRecordFromStart } from "./trace-document.js";
@@ -53,8 +53,6 @@ export interface StreamSummary {
 
 const DEFAULT_REORDER_WINDOW = 65_536;
 
-type Reference = { spanId: string };
-
 /** Streams a trace once and returns its summary, health and memory figures (spec §10–§12). */
 export async function summarizeStream(
   source: TraceSource,
@@ -72,22 +70,18 @@ export async function summarizeStream(
   let edges = 0;
   let events = 0;
   // References to spans not (yet) seen; resolved at the end, in file order per group.
-  const pendingOps: Reference[] = [];
-  const pendingTensors: Reference[] = [];
-  const pendingMemory: Reference[] = [];
+  const pendingOps: string[] = [];
+  const pendingTensors: string[] = [];
+  const pendingMemory: string[] = [];
   const pendingEdges: { from: string; to: string }[] = [];
 
   const timeline = new MemoryTimeline({ timeline: false });
-  const analysisWindow = new ReorderWindow<MemoryEvent>(
-    options.reorderWindow ?? DEFAULT_REORDER_WINDOW,
-    compareMemoryEvents,
-    (event) => timeline.push(event),
-  );
   const pairingIssues: HealthIssue[] = [];
   const pairing = new AllocationPairing();
-  const healthWindow = new ReorderWindow<MemoryEvent>(
-    options.reorderWindow ?? DEFAULT_REORDER_WINDOW,
-    (left, right) => compareU64(left.timestamp_ns, right.timestamp_ns),
+  const reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
+  const window = new MemoryReorderWindow(
+    reorderWindow,
+    (event) => timeline.push(event),
     (event) => pairing.add(event.device, event.tensor_id, event.action, pairingIssues),
   );
 
@@ -96,19 +90,18 @@ export async function summarizeStream(
     switch (event.kind) {
       case "op":
         ops++;
-        if (!spans.has(event.span_id)) pendingOps.push({ spanId: event.span_id });
+        if (!spans.has(event.span_id)) pendingOps.push(event.span_id);
         return;
       case "tensor":
         tensors++;
-        if (!spans.has(event.span_id)) pendingTensors.push({ spanId: event.span_id });
+        if (!spans.has(event.span_id)) pendingTensors.push(event.span_id);
         return;
       case "memory":
         memoryEvents++;
         if (event.action === "alloc") allocs++;
         else frees++;
-        if (!spans.has(event.span_id)) pendingMemory.push({ spanId: event.span_id });
-        analysisWindow.push(event);
-        healthWindow.push(event);
+        if (!spans.has(event.span_id)) pendingMemory.push(event.span_id);
+        window.push(event);
         return;
       case "span_start":
         spans.set(event.id, spanRecordFromStart(event));
@@ -145,22 +138,21 @@ export async function summarizeStream(
   for await (const _ of processChunks(source, processor)) {
     // Events were folded into the state as each chunk was processed.
   }
-  analysisWindow.drain();
-  healthWindow.drain();
+  window.drain();
   if (meta === undefined) throw new Error("summarizeStream: no meta event"); // the processor rejects this first
 
   const spanList = [...spans.values()].sort(compareCodePointsSpans);
   const tree = buildSpanTree(spanList);
   const issues: HealthIssue[] = [];
   const counts = spanStructureIssues(spanList, options, issues, tree);
-  for (const reference of pendingOps) {
-    if (!spans.has(reference.spanId)) issues.push(unknownSpanIssue("operation", reference.spanId));
+  for (const spanId of pendingOps) {
+    if (!spans.has(spanId)) issues.push(unknownSpanIssue("operation", spanId));
   }
-  for (const reference of pendingTensors) {
-    if (!spans.has(reference.spanId)) issues.push(unknownSpanIssue("tensor", reference.spanId));
+  for (const spanId of pendingTensors) {
+    if (!spans.has(spanId)) issues.push(unknownSpanIssue("tensor", spanId));
   }
-  for (const reference of pendingMemory) {
-    if (!spans.has(reference.spanId)) issues.push(unknownSpanIssue("memory", reference.spanId));
+  for (const spanId of pendingMemory) {
+    if (!spans.has(spanId)) issues.push(unknownSpanIssue("memory", spanId));
   }
   for (const edge of pendingEdges) {
     if (!spans.has(edge.from) || !spans.has(edge.to)) issues.push(unknownEdgeSpanIssue(edge.from, edge.to));
@@ -190,11 +182,11 @@ export async function summarizeStream(
   const memory = timeline.result();
   let maxDepth = 0;
   for (const depth of tree.depth.values()) if (depth > maxDepth) maxDepth = depth;
-  const exact = analysisWindow.exact && healthWindow.exact;
+  const exact = window.exact;
   const notes: string[] = [];
   if (!exact) {
     notes.push(
-      `memory events arrived more than ${options.reorderWindow ?? DEFAULT_REORDER_WINDOW} events out of timestamp order; memory figures and allocation pairing may differ from a whole-document analysis (raise reorderWindow or use parseTrace)`,
+      `memory events arrived more than ${reorderWindow} events out of timestamp order; memory figures and allocation pairing may differ from a whole-document analysis (raise reorderWindow or use parseTrace)`,
     );
   }
   const { kind: _kind, schema, ...run } = meta;
