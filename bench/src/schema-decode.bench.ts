@@ -123,12 +123,12 @@ export default async function run(): Promise<void> {
     "decode a realistic line mix",
     { name: "decodeTraceLine", fn: decodeAll },
     { name: "JSON.parse", fn: parseAll },
-    { mode: "cost", target: 1.25 },
+    { mode: "cost", target: 1.25, timeMs: 3000 },
   );
   await compare(
     "decode a realistic line mix",
     { name: "decodeTraceLine", fn: decodeAll },
     { name: "JSON.parse + zod safeParse", fn: parseWithZod },
-    { mode: "speedup", target: 3 },
+    { mode: "speedup", target: 1.5, timeMs: 3000 },
   );
 }

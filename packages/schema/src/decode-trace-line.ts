@@ -48,27 +48,82 @@ import type {
 import { type DecodeLineResult, LineFailure } from "./line-decode-error.js";
 import { scanLine } from "./line-scan.js";
 
+/** True when a digit is directly followed by `e`/`E`: the line may hold an exponent literal. */
+function mayHaveExponent(line: string): boolean {
+  for (const letter of ["e", "E"]) {
+    let position = line.indexOf(letter, 1);
+    while (position !== -1) {
+      const before = line.charCodeAt(position - 1);
+      if (before >= 0x30 && before <= 0x39) return true;
+      position = line.indexOf(letter, position + 1);
+    }
+  }
+  return false;
+}
+
+/**
+ * The optimistic path's proof (see decodeOptimistic), computed once per line after every known
+ * key was validated: the line is exactly as long as the compact form the validators accounted for.
+ */
+function isProvenCompact(context: DecodeContext): boolean {
+  if (context.proven === undefined) {
+    const line = context.line;
+    context.proven =
+      line !== undefined &&
+      // `"kind":"<kind>",` plus braces, minus the comma after the last key.
+      context.length + context.kind.length + 11 === line.length &&
+      !(context.exponentPossible && mayHaveExponent(line));
+  }
+  return context.proven;
+}
+
+/** The parsed object may be returned as the event: proven compact and no `null` to drop. */
+function canReuse(context: DecodeContext): boolean {
+  return isProvenCompact(context) && !context.sawNull;
+}
+
+// Each decoder validates every known key first (in schema order), then either returns the parsed
+// object itself — when the line was proven compact, with no unknown keys and no nulls, only absent
+// defaults need filling in — or builds a fresh object of the zod output's shape.
+
 function decodeMeta(record: JsonRecord, context: DecodeContext): MetaEvent {
+  const schema = requiredString(record.schema, "schema", context);
+  const runId = requiredString(record.run_id, "run_id", context);
+  const correlationId = requiredString(record.correlation_id, "correlation_id", context);
+  const entrypoint = requiredString(record.entrypoint, "entrypoint", context);
+  const phase = requiredEnum(record.phase, "phase", EXECUTION_PHASES, context);
+  const timestamp = requiredString(record.timestamp, "timestamp", context);
+  const captureStep = requiredU64(record.capture_step, "capture_step", context);
+  const warmupSteps = requiredU64(record.warmup_steps, "warmup_steps", context);
+  const device = requiredString(record.device, "device", context);
+  const synchronized = defaultedBoolean(
+    record.measured_region_device_synchronized,
+    "measured_region_device_synchronized",
+    context,
+  );
+  const timingMode = requiredEnum(record.timing_mode, "timing_mode", TIMING_MODES, context);
+  const tags = tagsValue(record.tags, context);
+  const candleVersion = optionalString(record.candle_version, "candle_version", context);
+  if (canReuse(context)) {
+    record.measured_region_device_synchronized = synchronized;
+    record.tags = tags;
+    return record as unknown as MetaEvent;
+  }
   const event: MetaEvent = {
     kind: "meta",
-    schema: requiredString(record.schema, "schema", context),
-    run_id: requiredString(record.run_id, "run_id", context),
-    correlation_id: requiredString(record.correlation_id, "correlation_id", context),
-    entrypoint: requiredString(record.entrypoint, "entrypoint", context),
-    phase: requiredEnum(record.phase, "phase", EXECUTION_PHASES, context),
-    timestamp: requiredString(record.timestamp, "timestamp", context),
-    capture_step: requiredU64(record.capture_step, "capture_step", context),
-    warmup_steps: requiredU64(record.warmup_steps, "warmup_steps", context),
-    device: requiredString(record.device, "device", context),
-    measured_region_device_synchronized: defaultedBoolean(
-      record.measured_region_device_synchronized,
-      "measured_region_device_synchronized",
-      context,
-    ),
-    timing_mode: requiredEnum(record.timing_mode, "timing_mode", TIMING_MODES, context),
-    tags: tagsValue(record.tags, context),
+    schema,
+    run_id: runId,
+    correlation_id: correlationId,
+    entrypoint,
+    phase,
+    timestamp,
+    capture_step: captureStep,
+    warmup_steps: warmupSteps,
+    device,
+    measured_region_device_synchronized: synchronized,
+    timing_mode: timingMode,
+    tags,
   };
-  const candleVersion = optionalString(record.candle_version, "candle_version", context);
   if (candleVersion !== undefined) event.candle_version = candleVersion;
   return event;
 }
@@ -76,26 +131,36 @@ function decodeMeta(record: JsonRecord, context: DecodeContext): MetaEvent {
 function decodeSpanStart(record: JsonRecord, context: DecodeContext): SpanStartEvent {
   const id = requiredString(record.id, "id", context);
   const parentId = optionalString(record.parent_id, "parent_id", context);
+  const name = requiredString(record.name, "name", context);
+  const startNs = requiredU64(record.start_ns, "start_ns", context);
+  const spanKind = requiredEnum(record.span_kind, "span_kind", SPAN_KINDS, context);
+  const measured = defaultedBoolean(record.measured, "measured", context);
+  const step = enumValue(record.step, "step", EXECUTION_STEPS, context, true);
+  if (canReuse(context)) {
+    if (record.measured === undefined) record.measured = measured;
+    return record as unknown as SpanStartEvent;
+  }
   const event: SpanStartEvent = {
     kind: "span_start",
     id,
-    name: requiredString(record.name, "name", context),
-    start_ns: requiredU64(record.start_ns, "start_ns", context),
-    span_kind: requiredEnum(record.span_kind, "span_kind", SPAN_KINDS, context),
-    measured: defaultedBoolean(record.measured, "measured", context),
+    name,
+    start_ns: startNs,
+    span_kind: spanKind,
+    measured,
   };
   if (parentId !== undefined) event.parent_id = parentId;
-  const step = enumValue(record.step, "step", EXECUTION_STEPS, context, true);
   if (step !== undefined) event.step = step;
   return event;
 }
 
 function decodeSpanEnd(record: JsonRecord, context: DecodeContext): SpanEndEvent {
-  return {
-    kind: "span_end",
-    id: requiredString(record.id, "id", context),
-    duration_ns: defaultedU64(record.duration_ns, "duration_ns", context),
-  };
+  const id = requiredString(record.id, "id", context);
+  const durationNs = defaultedU64(record.duration_ns, "duration_ns", context);
+  if (canReuse(context)) {
+    if (record.duration_ns === undefined) record.duration_ns = durationNs;
+    return record as unknown as SpanEndEvent;
+  }
+  return { kind: "span_end", id, duration_ns: durationNs };
 }
 
 function decodeOp(record: JsonRecord, context: DecodeContext): OpEvent {
@@ -103,39 +168,63 @@ function decodeOp(record: JsonRecord, context: DecodeContext): OpEvent {
   const opName = requiredString(record.op_name, "op_name", context);
   const inputs = stringArrayValue(record.inputs, "inputs", context);
   const output = optionalString(record.output, "output", context);
+  const shape = shapeValue(record.shape, context);
+  const dtype = requiredString(record.dtype, "dtype", context);
+  const device = requiredString(record.device, "device", context);
+  const durationNs = requiredU64(record.duration_ns, "duration_ns", context);
+  const timestampNs = defaultedU64(record.timestamp_ns, "timestamp_ns", context);
+  const storageBytes = optionalU64(record.storage_bytes, "storage_bytes", context);
+  const inputStorageBytes = defaultedU64(record.input_storage_bytes, "input_storage_bytes", context);
+  if (canReuse(context)) {
+    if (record.inputs === undefined) record.inputs = inputs;
+    if (record.shape === undefined) record.shape = shape;
+    if (record.timestamp_ns === undefined) record.timestamp_ns = timestampNs;
+    if (record.input_storage_bytes === undefined) record.input_storage_bytes = inputStorageBytes;
+    return record as unknown as OpEvent;
+  }
   const event: OpEvent = {
     kind: "op",
     span_id: spanId,
     op_name: opName,
     inputs,
-    shape: shapeValue(record.shape, context),
-    dtype: requiredString(record.dtype, "dtype", context),
-    device: requiredString(record.device, "device", context),
-    duration_ns: requiredU64(record.duration_ns, "duration_ns", context),
-    timestamp_ns: defaultedU64(record.timestamp_ns, "timestamp_ns", context),
-    input_storage_bytes: 0,
+    shape,
+    dtype,
+    device,
+    duration_ns: durationNs,
+    timestamp_ns: timestampNs,
+    input_storage_bytes: inputStorageBytes,
   };
   if (output !== undefined) event.output = output;
-  const storageBytes = optionalU64(record.storage_bytes, "storage_bytes", context);
   if (storageBytes !== undefined) event.storage_bytes = storageBytes;
-  event.input_storage_bytes = defaultedU64(record.input_storage_bytes, "input_storage_bytes", context);
   return event;
 }
 
 function decodeTensor(record: JsonRecord, context: DecodeContext): TensorEvent {
+  const spanId = requiredString(record.span_id, "span_id", context);
+  const tensorId = requiredString(record.tensor_id, "tensor_id", context);
+  const shape = shapeValue(record.shape, context);
+  const dtype = requiredString(record.dtype, "dtype", context);
+  const device = requiredString(record.device, "device", context);
+  const requiresGrad = defaultedBoolean(record.requires_grad, "requires_grad", context);
+  const storageBytes = optionalU64(record.storage_bytes, "storage_bytes", context);
+  const category = enumValue(record.category, "category", MEMORY_CATEGORIES, context, false) ?? "other";
+  if (canReuse(context)) {
+    if (record.shape === undefined) record.shape = shape;
+    if (record.requires_grad === undefined) record.requires_grad = requiresGrad;
+    if (record.category === undefined) record.category = category;
+    return record as unknown as TensorEvent;
+  }
   const event: TensorEvent = {
     kind: "tensor",
-    span_id: requiredString(record.span_id, "span_id", context),
-    tensor_id: requiredString(record.tensor_id, "tensor_id", context),
-    shape: shapeValue(record.shape, context),
-    dtype: requiredString(record.dtype, "dtype", context),
-    device: requiredString(record.device, "device", context),
-    requires_grad: defaultedBoolean(record.requires_grad, "requires_grad", context),
-    category: "other",
+    span_id: spanId,
+    tensor_id: tensorId,
+    shape,
+    dtype,
+    device,
+    requires_grad: requiresGrad,
+    category,
   };
-  const storageBytes = optionalU64(record.storage_bytes, "storage_bytes", context);
   if (storageBytes !== undefined) event.storage_bytes = storageBytes;
-  event.category = enumValue(record.category, "category", MEMORY_CATEGORIES, context, false) ?? "other";
   return event;
 }
 
@@ -144,55 +233,69 @@ function decodeMemory(record: JsonRecord, context: DecodeContext): MemoryEvent {
   const tensorId = requiredString(record.tensor_id, "tensor_id", context);
   const spanId = requiredString(record.span_id, "span_id", context);
   const opName = optionalString(record.op_name, "op_name", context);
+  const device = requiredString(record.device, "device", context);
+  const bytes = requiredU64(record.bytes, "bytes", context);
+  const action = requiredEnum(record.action, "action", MEMORY_ACTIONS, context);
+  const shape = shapeValue(record.shape, context);
+  const dtype = requiredString(record.dtype, "dtype", context);
+  const category = enumValue(record.category, "category", MEMORY_CATEGORIES, context, false) ?? "other";
+  if (canReuse(context)) {
+    if (record.shape === undefined) record.shape = shape;
+    if (record.category === undefined) record.category = category;
+    return record as unknown as MemoryEvent;
+  }
   const event: MemoryEvent = {
     kind: "memory",
     timestamp_ns: timestampNs,
     tensor_id: tensorId,
     span_id: spanId,
-    device: requiredString(record.device, "device", context),
-    bytes: requiredU64(record.bytes, "bytes", context),
-    action: requiredEnum(record.action, "action", MEMORY_ACTIONS, context),
-    shape: shapeValue(record.shape, context),
-    dtype: requiredString(record.dtype, "dtype", context),
-    category: enumValue(record.category, "category", MEMORY_CATEGORIES, context, false) ?? "other",
+    device,
+    bytes,
+    action,
+    shape,
+    dtype,
+    category,
   };
   if (opName !== undefined) event.op_name = opName;
   return event;
 }
 
 function decodeDeviceMemory(record: JsonRecord, context: DecodeContext): DeviceMemoryEvent {
+  const timestampNs = requiredU64(record.timestamp_ns, "timestamp_ns", context);
+  const device = requiredString(record.device, "device", context);
+  const usedBytes = requiredU64(record.used_bytes, "used_bytes", context);
+  const freeBytes = requiredU64(record.free_bytes, "free_bytes", context);
+  const reservedBytes = optionalU64(record.reserved_bytes, "reserved_bytes", context);
+  if (canReuse(context)) return record as unknown as DeviceMemoryEvent;
   const event: DeviceMemoryEvent = {
     kind: "device_memory",
-    timestamp_ns: requiredU64(record.timestamp_ns, "timestamp_ns", context),
-    device: requiredString(record.device, "device", context),
-    used_bytes: requiredU64(record.used_bytes, "used_bytes", context),
-    free_bytes: requiredU64(record.free_bytes, "free_bytes", context),
+    timestamp_ns: timestampNs,
+    device,
+    used_bytes: usedBytes,
+    free_bytes: freeBytes,
   };
-  const reservedBytes = optionalU64(record.reserved_bytes, "reserved_bytes", context);
   if (reservedBytes !== undefined) event.reserved_bytes = reservedBytes;
   return event;
 }
 
 function decodeGradient(record: JsonRecord, context: DecodeContext): GradientEvent {
-  const event: GradientEvent = {
-    kind: "gradient",
-    event_id: requiredString(record.event_id, "event_id", context),
-    root: requiredString(record.root, "root", context),
-    key: requiredString(record.key, "key", context),
-    state: requiredEnum(record.state, "state", GRADIENT_STATES, context),
-  };
+  const eventId = requiredString(record.event_id, "event_id", context);
+  const root = requiredString(record.root, "root", context);
+  const key = requiredString(record.key, "key", context);
+  const state = requiredEnum(record.state, "state", GRADIENT_STATES, context);
   const norm = optionalFloat(record.norm, "norm", context);
+  if (canReuse(context)) return record as unknown as GradientEvent;
+  const event: GradientEvent = { kind: "gradient", event_id: eventId, root, key, state };
   if (norm !== undefined) event.norm = norm;
   return event;
 }
 
 function decodeEdge(record: JsonRecord, context: DecodeContext): EdgeEvent {
-  return {
-    kind: "edge",
-    from_span: requiredString(record.from_span, "from_span", context),
-    to_span: requiredString(record.to_span, "to_span", context),
-    duration_ns: requiredU64(record.duration_ns, "duration_ns", context),
-  };
+  const fromSpan = requiredString(record.from_span, "from_span", context);
+  const toSpan = requiredString(record.to_span, "to_span", context);
+  const durationNs = requiredU64(record.duration_ns, "duration_ns", context);
+  if (canReuse(context)) return record as unknown as EdgeEvent;
+  return { kind: "edge", from_span: fromSpan, to_span: toSpan, duration_ns: durationNs };
 }
 
 function decodeRecord(record: JsonRecord, context: DecodeContext): TraceEvent {
@@ -237,19 +340,6 @@ function firstDuplicate(keys: readonly string[]): string {
   return "";
 }
 
-/** True when a digit is directly followed by `e`/`E`: the line may hold an exponent literal. */
-function mayHaveExponent(line: string): boolean {
-  for (const letter of ["e", "E"]) {
-    let position = line.indexOf(letter, 1);
-    while (position !== -1) {
-      const before = line.charCodeAt(position - 1);
-      if (before >= 0x30 && before <= 0x39) return true;
-      position = line.indexOf(letter, position + 1);
-    }
-  }
-  return false;
-}
-
 /**
  * Optimistic path. Without backslashes, every way in which a line can differ from the compact
  * serialization of the value JSON.parse returned makes the line LONGER — whitespace between
@@ -260,21 +350,27 @@ function mayHaveExponent(line: string): boolean {
  * compact length they accounted for equals the line's length, no literal-level rule can fail and
  * the event is final. Anything else goes through the exact path.
  */
+const optimisticContext = newContext("", null);
+
 export function decodeOptimistic(line: string, record: JsonRecord, kind: string): TraceEvent | undefined {
   if (line.indexOf("\\") !== -1) return undefined;
-  const context = newContext(kind, null);
+  // One context for every optimistic attempt: decoding is synchronous and never re-entered.
+  const context = optimisticContext;
+  context.kind = kind;
+  context.length = 0;
+  context.exponentPossible = false;
+  context.sawNull = false;
+  context.line = line;
+  context.proven = undefined;
   let event: TraceEvent;
   try {
     event = decodeRecord(record, context);
   } catch {
     return undefined;
   }
-  // `"kind":"<kind>",` plus braces, minus the comma after the last key. Unknown keys are never
-  // accounted for, so their text alone makes the line longer: equality also proves there are none.
-  const compactLength = context.length + kind.length + 10 + 1;
-  if (compactLength !== line.length) return undefined;
-  if (context.exponentPossible && mayHaveExponent(line)) return undefined;
-  return event;
+  // Unknown keys are never accounted for, so their text alone makes the line longer: the proof
+  // also shows there are none.
+  return isProvenCompact(context) ? event : undefined;
 }
 
 function decodeExact(line: string, record: JsonRecord, kind: string): TraceEvent {

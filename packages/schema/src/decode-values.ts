@@ -24,10 +24,24 @@ export interface DecodeContext {
    * its shortest plain form (a u64 that is a non-zero multiple of 100, or such a norm).
    */
   exponentPossible: boolean;
+  /** A `null` was read as absent (the parsed object then still has the key). */
+  sawNull: boolean;
+  /** The raw line, only on the optimistic path. */
+  line: string | undefined;
+  /** Cached result of the optimistic path's length proof. */
+  proven: boolean | undefined;
 }
 
 export function newContext(kind: string, facts: NumberFact[] | null): DecodeContext {
-  return { kind, facts, length: 0, exponentPossible: false };
+  return {
+    kind,
+    facts,
+    length: 0,
+    exponentPossible: false,
+    sawNull: false,
+    line: undefined,
+    proven: undefined,
+  };
 }
 
 /** Records one present key whose value has compact JSON length `valueLength`: `"key":value,`. */
@@ -97,6 +111,7 @@ export function optionalString(value: unknown, key: string, context: DecodeConte
   }
   if (value === null) {
     account(context, key, 4);
+    context.sawNull = true;
     return undefined;
   }
   return wrongType(value, "a string", field(context, key));
@@ -142,6 +157,7 @@ export function enumValue<T extends string>(
   if (value === undefined) return undefined;
   if (value === null && nullIsAbsent) {
     account(context, key, 4);
+    context.sawNull = true;
     return undefined;
   }
   return wrongType(value, `one of ${variants.join(", ")}`, field(context, key));
@@ -242,6 +258,7 @@ export function optionalU64(value: unknown, key: string, context: DecodeContext)
   if (value === undefined) return undefined;
   if (value === null) {
     account(context, key, 4);
+    context.sawNull = true;
     return undefined;
   }
   const result = u64Value(value, key, -1, context, "u64");
@@ -313,6 +330,7 @@ export function optionalFloat(value: unknown, key: string, context: DecodeContex
   }
   if (value === null) {
     account(context, key, 4);
+    context.sawNull = true;
     return undefined;
   }
   return wrongType(value, "f64", field(context, key));
