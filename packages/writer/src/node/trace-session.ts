@@ -11,7 +11,7 @@ import { type Durability, FileSink } from "./file-sink.js";
 export interface OpenTraceSessionOptions extends TraceSessionOptions {
   /** `buffered` (default) or `line` (write-through per event, survives a kill). */
   durability?: Durability | undefined;
-  /** Buffered mode: flush when this many UTF-16 code units are pending (default 64 KiB). */
+  /** Buffered mode: buffer size in bytes (default 64 KiB). */
   bufferSize?: number | undefined;
 }
 

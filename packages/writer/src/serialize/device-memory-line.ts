@@ -1,3 +1,4 @@
+import { integerDigits } from "./integer-digits.js";
 import { jsonString, u64Text } from "./json-parts.js";
 
 /** One `device_memory` line (spec §2.8); `reserved_bytes` only when given. */
@@ -14,7 +15,7 @@ export function deviceMemoryLine(
   const free = u64Text(freeBytes, "freeBytes");
   const reserved =
     reservedBytes === undefined ? "" : ',"reserved_bytes":' + u64Text(reservedBytes, "reservedBytes");
-  const timestamp = timestampNs === undefined ? "" + nowNs() : u64Text(timestampNs, "timestampNs");
+  const timestamp = timestampNs === undefined ? integerDigits(nowNs()) : u64Text(timestampNs, "timestampNs");
   return (
     '{"kind":"device_memory","timestamp_ns":' +
     timestamp +

@@ -3,6 +3,7 @@
 // a WriterInputError naming the field and leaves the trace untouched.
 import { encodeJsonString, U64_MAX } from "@cg/schema";
 import { WriterInputError } from "../writer-input-error.js";
+import { integerDigits } from "./integer-digits.js";
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
@@ -27,13 +28,25 @@ export function invalidField(field: string, expected: string, value: unknown): W
  */
 export function jsonString(value: unknown, field: string): string {
   if (typeof value !== "string") throw invalidField(field, "a string", value);
+  // Fast path for the common case (short labels with nothing to escape): a character scan is
+  // cheaper than a JSON.stringify call. Anything that needs escaping or is a surrogate takes the
+  // schema encoder, so the output is always the canonical one.
+  if (value.length <= 64) {
+    for (let index = 0; index < value.length; index++) {
+      const code = value.charCodeAt(index);
+      if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) {
+        return encodeJsonString(value);
+      }
+    }
+    return '"' + value + '"';
+  }
   return encodeJsonString(value);
 }
 
 /** Exact decimal digits of a u64: a safe non-negative integer number or a bigint up to 2^64 − 1. */
 export function u64Text(value: unknown, field: string): string {
   if (typeof value === "number") {
-    if (value >= 0 && value <= MAX_SAFE && Math.floor(value) === value) return "" + value;
+    if (value >= 0 && value <= MAX_SAFE && Math.floor(value) === value) return integerDigits(value);
   } else if (typeof value === "bigint") {
     if (value >= 0n && value <= U64_MAX) return value.toString();
   }
@@ -50,10 +63,17 @@ export function booleanText(value: unknown, field: string): string {
 export function shapeText(shape: unknown, field: string): string {
   if (shape === undefined) return "[]";
   if (!Array.isArray(shape)) throw invalidField(field, "an array of integers", shape);
+  const length = shape.length;
+  if (length === 0) return "[]";
   let text = "[";
-  for (let index = 0; index < shape.length; index++) {
-    if (index > 0) text += ",";
-    text += u64Text(shape[index], `${field}[${index}]`);
+  for (let index = 0; index < length; index++) {
+    const dimension: unknown = shape[index];
+    // Plain small dimensions inline; the field name is only built for an error.
+    const part =
+      typeof dimension === "number" && dimension >= 0 && dimension <= MAX_SAFE && Math.floor(dimension) === dimension
+        ? integerDigits(dimension)
+        : u64Text(dimension, `${field}[${index}]`);
+    text = index === 0 ? text + part : text + "," + part;
   }
   return text + "]";
 }
@@ -62,10 +82,13 @@ export function shapeText(shape: unknown, field: string): string {
 export function stringArrayText(values: unknown, field: string): string {
   if (values === undefined) return "[]";
   if (!Array.isArray(values)) throw invalidField(field, "an array of strings", values);
+  const length = values.length;
+  if (length === 0) return "[]";
   let text = "[";
-  for (let index = 0; index < values.length; index++) {
-    if (index > 0) text += ",";
-    text += jsonString(values[index], `${field}[${index}]`);
+  for (let index = 0; index < length; index++) {
+    const value: unknown = values[index];
+    const part = typeof value === "string" ? jsonString(value, field) : jsonString(value, `${field}[${index}]`);
+    text = index === 0 ? text + part : text + "," + part;
   }
   return text + "]";
 }

@@ -1,3 +1,4 @@
+import { integerDigits } from "./integer-digits.js";
 import { MEMORY_CATEGORIES, type MemoryAction } from "@cg/schema";
 import type { MemoryRecord } from "../record-inputs.js";
 import { enumText, invalidField, jsonString, shapeText, u64Text } from "./json-parts.js";
@@ -11,7 +12,7 @@ export function memoryLine(
 ): string {
   if (typeof record !== "object" || record === null) throw invalidField("memory record", "an object", record);
   const timestamp =
-    record.timestampNs === undefined ? "" + nowNs() : u64Text(record.timestampNs, "timestampNs");
+    record.timestampNs === undefined ? integerDigits(nowNs()) : u64Text(record.timestampNs, "timestampNs");
   const tensorId = jsonString(record.tensorId, "tensorId");
   const opName = record.opName === undefined ? "" : ',"op_name":' + jsonString(record.opName, "opName");
   const device = jsonString(record.device, "device");

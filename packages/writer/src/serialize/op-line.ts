@@ -1,3 +1,4 @@
+import { integerDigits } from "./integer-digits.js";
 import { resolveStorageBytes } from "@cg/memory";
 import type { U64 } from "@cg/schema";
 import type { OpRecord } from "../record-inputs.js";
@@ -17,7 +18,7 @@ export function opLine(spanIdJson: string, record: OpRecord, nowNs: () => number
   const device = jsonString(record.device, "device");
   const duration = u64Text(record.durationNs, "durationNs");
   const timestamp =
-    record.timestampNs === undefined ? "" + nowNs() : u64Text(record.timestampNs, "timestampNs");
+    record.timestampNs === undefined ? integerDigits(nowNs()) : u64Text(record.timestampNs, "timestampNs");
   const explicit = record.storageBytes;
   const storage =
     explicit === undefined
@@ -52,5 +53,5 @@ export function opLine(spanIdJson: string, record: OpRecord, nowNs: () => number
 }
 
 export function resolvedText(value: U64): string {
-  return typeof value === "number" ? "" + value : value.toString();
+  return typeof value === "number" ? integerDigits(value) : value.toString();
 }

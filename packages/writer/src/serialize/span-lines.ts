@@ -1,3 +1,5 @@
+import { integerDigits } from "./integer-digits.js";
+
 // span_start / span_end lines (spec §2.3, §2.4, key order §7.2). Ids are `s<N>` and never need
 // escaping; names are escaped by the caller once per span.
 
@@ -17,7 +19,7 @@ export function spanStartLine(
     (parentId === undefined ? '","name":' : '","parent_id":"' + parentId + '","name":') +
     nameJson +
     ',"start_ns":' +
-    startNs +
+    integerDigits(startNs) +
     ',"span_kind":' +
     spanKindJson +
     (measured ? ',"measured":true' : ',"measured":false') +
@@ -27,5 +29,5 @@ export function spanStartLine(
 
 /** `{"kind":"span_end","id":...,"duration_ns":N}` + LF. */
 export function spanEndLine(id: string, durationNs: number): string {
-  return '{"kind":"span_end","id":"' + id + '","duration_ns":' + durationNs + "}\n";
+  return '{"kind":"span_end","id":"' + id + '","duration_ns":' + integerDigits(durationNs) + "}\n";
 }
