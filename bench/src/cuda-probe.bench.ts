@@ -104,6 +104,15 @@ export default async function cudaProbeBench(): Promise<void> {
       { name: "koffi call of int trivial(void)", fn: () => (sink += trivial()) },
       { mode: "cost" },
     );
+    const lean = openProbe({ libraryPath, processMemory: false });
+    if (!lean.ok) throw lean.error;
+    await compare(
+      "cuda-probe sample, one device, without the per-process query",
+      { name: "probe.sample() (memory v2 + timestamp)", fn: () => (sink += lean.probe.sample().length) },
+      { name: "koffi call of int trivial(void)", fn: () => (sink += trivial()) },
+      { mode: "cost" },
+    );
+    lean.probe.close();
     await compare(
       "cuda-probe checkpoint, one device",
       { name: "probe.recordInto(sink)", fn: () => (sink += probe.recordInto(noopSink)) },

@@ -36,9 +36,10 @@ export class DeviceReader {
     readonly index: number,
     readonly handle: bigint,
     readonly processId: number = process.pid,
+    readProcessMemory = true,
   ) {
     this.#useV2 = binding.deviceGetMemoryInfoV2 !== undefined;
-    this.#processesSupported = binding.runningProcesses !== undefined;
+    this.#processesSupported = readProcessMemory && binding.runningProcesses !== undefined;
   }
 
   /** Which memory query this reader uses now. */

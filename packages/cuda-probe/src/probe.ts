@@ -19,6 +19,11 @@ export interface OpenProbeOptions {
   readonly libraryPath?: string;
   /** The session's clock (or its origin), so samples carry the trace's timestamps. A new clock by default. */
   readonly clock?: MonotonicClock | ClockOrigin;
+  /**
+   * Query this process's own device memory with each reading (default true). It costs a second NVML
+   * call per device; turn it off for the cheapest checkpoints.
+   */
+  readonly processMemory?: boolean;
 }
 
 /** An NVIDIA device as NVML names it. */
@@ -50,6 +55,7 @@ function shutdownAtExit(): void {
  */
 export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
   const clock = resolveClock(options.clock);
+  const processMemory = options.processMemory ?? true;
   let opened: ReturnType<typeof NvmlSession.open>;
   try {
     opened = NvmlSession.open(options.libraryPath);
@@ -82,7 +88,7 @@ export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
       session.close();
       return { ok: false, reason: error.reason, error };
     }
-    const reader = new DeviceReader(session.binding, index, info.handle);
+    const reader = new DeviceReader(session.binding, index, info.handle, process.pid, processMemory);
     const result = reader.read();
     if (result !== 0) {
       session.close();
@@ -103,7 +109,7 @@ export function openProbe(options: OpenProbeOptions = {}): OpenProbeResult {
     session.close();
     return { ok: false, reason: denied.reason, error: denied };
   }
-  const probe = new CudaProbe(session, readers, devices, clock);
+  const probe = new CudaProbe(session, readers, devices, clock, processMemory);
   openProbes.add(probe);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
@@ -125,6 +131,7 @@ export class CudaProbe {
   lastError: CudaProbeError | undefined;
   readonly #session: NvmlSession;
   readonly #readers: readonly DeviceReader[];
+  readonly #processMemory: boolean;
 
   /** @internal Use {@link openProbe}. */
   constructor(
@@ -132,7 +139,9 @@ export class CudaProbe {
     readers: readonly DeviceReader[],
     readonly devices: readonly CudaDevice[],
     readonly clock: MonotonicClock,
+    processMemory: boolean,
   ) {
+    this.#processMemory = processMemory;
     this.#session = session;
     this.#readers = readers;
   }
@@ -186,6 +195,7 @@ export class CudaProbe {
         libraryPath: this.libraryPath,
         deviceIndices: this.devices.map((device) => device.index),
         clock: this.clock,
+        processMemory: this.#processMemory,
       },
       options,
     );

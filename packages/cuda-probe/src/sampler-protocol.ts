@@ -11,6 +11,7 @@ export interface SamplerWorkerData {
   /** Int32 slots, see `controlSlot`. */
   readonly controlBuffer: SharedArrayBuffer;
   readonly processId: number;
+  readonly processMemory: boolean;
 }
 
 export const controlSlot = { state: 0, stop: 1 } as const;

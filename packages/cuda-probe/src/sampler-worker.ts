@@ -42,7 +42,7 @@ function run(data: SamplerWorkerData): void {
       post({ type: "failed", failure: handle });
       return;
     }
-    readers.push(new DeviceReader(session.binding, index, handle, data.processId));
+    readers.push(new DeviceReader(session.binding, index, handle, data.processId, data.processMemory));
   }
   const clock = MonotonicClock.fromOrigin(data.clockOrigin);
   const intervalNs = BigInt(Math.max(1, Math.round(data.intervalMs * 1e6)));

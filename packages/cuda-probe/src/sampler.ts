@@ -30,6 +30,11 @@ export interface SamplerOptions {
   readonly capacity?: number;
   /** How long `stop()` waits for the worker to finish its round, in ms (default 2000). */
   readonly stopTimeoutMs?: number;
+  /**
+   * Also query this process's memory each round (a second NVML call per device). Default: the
+   * probe's `processMemory` setting.
+   */
+  readonly processMemory?: boolean;
 }
 
 export type SamplerState = "starting" | "running" | "stopped" | "failed";
@@ -59,6 +64,7 @@ export interface SamplerStart {
   readonly libraryPath: string;
   readonly deviceIndices: readonly number[];
   readonly clock: MonotonicClock;
+  readonly processMemory: boolean;
 }
 
 const minimumIntervalMs = 0.05;
@@ -99,6 +105,7 @@ export class DeviceMemorySampler {
       ringBuffer: this.#ring.buffer,
       controlBuffer,
       processId: process.pid,
+      processMemory: options.processMemory ?? start.processMemory,
     };
     const script = samplerWorkerScript();
     // The worker is self-contained (koffi, NVML, the clock): it takes none of the host's Node flags,

@@ -31,9 +31,21 @@ export function ensureBuilt(): void {
     isStale(packageRoot, builtFiles) ||
     dependencies.some((root) => isStale(root, ["index.js", "index.cjs"]))
   ) {
-    execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/cuda-probe..."], {
-      cwd: join(packageRoot, "..", ".."),
-      stdio: "ignore",
-    });
+    try {
+      execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/cuda-probe..."], {
+        cwd: join(packageRoot, "..", ".."),
+        stdio: "pipe",
+      });
+    } catch (error) {
+      const output =
+        String((error as { stdout?: Buffer }).stdout ?? "") +
+        String((error as { stderr?: Buffer }).stderr ?? "");
+      throw new Error(
+        `building @cg/cuda-probe and its dependencies for the tests failed:\n${output.slice(-4000)}`,
+        {
+          cause: error,
+        },
+      );
+    }
   }
 }

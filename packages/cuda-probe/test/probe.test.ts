@@ -161,6 +161,14 @@ describe("openProbe with two devices", () => {
     expect(fake.callCount("nvmlDeviceGetComputeRunningProcesses_v2")).toBe(0);
   });
 
+  it("skips the per-process query when asked (unknown, one NVML call per device)", () => {
+    fake.setProcess(0, 0, process.pid, 5n);
+    const probe = open({ processMemory: false });
+    const before = fake.callCount("nvmlDeviceGetComputeRunningProcesses_v3");
+    expect(probe.sample().map((sample) => sample.processUsedBytes)).toEqual([undefined, undefined]);
+    expect(fake.callCount("nvmlDeviceGetComputeRunningProcesses_v3")).toBe(before);
+  });
+
   it("grows the process buffer when NVML reports more processes than it holds", () => {
     for (let slot = 0; slot < 8; slot++)
       fake.setProcess(0, slot, slot === 7 ? process.pid : 100 + slot, 1000n + BigInt(slot));

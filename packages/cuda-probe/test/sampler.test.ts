@@ -180,6 +180,23 @@ describe("background sampler", () => {
     expect(stats.errors).toBeGreaterThan(0);
   });
 
+  it("reads this process's memory in the worker, or skips the query when asked", async () => {
+    fake.setProcess(0, 0, process.pid, 123n);
+    const withProcesses = start({ intervalMs: 2, devices: [0] });
+    await withProcesses.whenReady();
+    withProcesses.stop();
+    expect(withProcesses.drain()[0]?.processUsedBytes).toBe(123);
+    const callsBefore = fake.callCount("nvmlDeviceGetComputeRunningProcesses_v3");
+    const without = start({ intervalMs: 2, devices: [0], processMemory: false });
+    await without.whenReady();
+    await sleep(20);
+    without.stop();
+    const samples = without.drain();
+    expect(samples.length).toBeGreaterThan(0);
+    expect(samples.every((sample) => sample.processUsedBytes === undefined)).toBe(true);
+    expect(fake.callCount("nvmlDeviceGetComputeRunningProcesses_v3")).toBe(callsBefore);
+  });
+
   it("opens and shuts down its own NVML session", async () => {
     const sampler = start({ intervalMs: 5 });
     await sampler.whenReady();
