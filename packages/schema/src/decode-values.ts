@@ -49,15 +49,23 @@ function account(context: DecodeContext, key: string, valueLength: number): void
   context.length += key.length + 4 + valueLength;
 }
 
-/** Decimal digits of a safe non-negative integer. */
+/** Decimal digits of a safe non-negative integer (a comparison tree: no loop, no division). */
 function digitCount(value: number): number {
-  let digits = 1;
-  let limit = 10;
-  while (value >= limit && digits < 16) {
-    digits++;
-    limit *= 10;
+  if (value < 1e8) {
+    if (value < 1e4) {
+      if (value < 100) return value < 10 ? 1 : 2;
+      return value < 1000 ? 3 : 4;
+    }
+    if (value < 1e6) return value < 1e5 ? 5 : 6;
+    return value < 1e7 ? 7 : 8;
   }
-  return digits;
+  if (value < 1e12) {
+    if (value < 1e10) return value < 1e9 ? 9 : 10;
+    return value < 1e11 ? 11 : 12;
+  }
+  if (value < 1e14) return value < 1e13 ? 13 : 14;
+  if (value < 1e15) return 15;
+  return value < 1e16 ? 16 : 17;
 }
 
 /** serde-style description of an unexpected value, e.g. "string \"10\"" or "integer `5`". */
