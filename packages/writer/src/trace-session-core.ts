@@ -155,13 +155,18 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   }
 
   beginStepSpan(name: string, step: ExecutionStep, kind: SpanKind = "function"): SpanHandle {
-    return this.#begin(name, kind, false, enumText(step, EXECUTION_STEPS, "step"), false);
+    return this.#begin(name, kind, false, step, false);
   }
 
   span<R>(name: string, fn: (span: SpanHandle) => R, options?: SpanOptions): R {
     if (typeof fn !== "function") throw invalidField("fn", "a function", fn);
-    const step = options?.step === undefined ? undefined : enumText(options.step, EXECUTION_STEPS, "step");
-    const guard = this.#begin(name, options?.kind ?? "function", options?.measured === true, step, true);
+    const guard = this.#begin(
+      name,
+      options?.kind ?? "function",
+      options?.measured === true,
+      options?.step,
+      true,
+    );
     this.#activeContexts++;
     let result: R;
     try {
@@ -244,17 +249,17 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     name: string,
     kindValue: SpanKind,
     measured: boolean,
-    stepJson: string | undefined,
+    step: ExecutionStep | undefined,
     contextual: boolean,
   ): SpanGuard {
     this.#assertOpen();
     const nameJson = jsonString(name, "name");
     const kindJson = enumText(kindValue, SPAN_KINDS, "kind");
+    const stepJson = step === undefined ? undefined : enumText(step, EXECUTION_STEPS, "step");
     const startReading = this.#clock.now();
     const context = this.#activeContexts === 0 ? undefined : this.#context.get();
     const parent = this.#currentIn(context);
     const id = "s" + ++this.#spanCounter;
-    const step = stepJson === undefined ? undefined : (stepJson.slice(1, -1) as ExecutionStep);
     const guard = new SpanGuard(
       this,
       id,

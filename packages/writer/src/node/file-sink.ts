@@ -76,7 +76,8 @@ export class FileSink implements TraceSink {
         return;
       }
     }
-    this.#offset += utf8Write === undefined ? bytes.write(line, this.#offset) : utf8Write.call(bytes, line, this.#offset);
+    this.#offset +=
+      utf8Write === undefined ? bytes.write(line, this.#offset) : utf8Write.call(bytes, line, this.#offset);
   }
 
   flush(): void {

@@ -4,7 +4,18 @@ import { integerDigits } from "./integer-digits.js";
 
 describe("integerDigits", () => {
   it("equals String(n) for every safe non-negative integer", () => {
-    for (const value of [0, 9, 1073741823, 1073741824, 1e9, 1e9 - 1, 1e9 + 1, 999999999999, 1e15, Number.MAX_SAFE_INTEGER]) {
+    for (const value of [
+      0,
+      9,
+      1073741823,
+      1073741824,
+      1e9,
+      1e9 - 1,
+      1e9 + 1,
+      999999999999,
+      1e15,
+      Number.MAX_SAFE_INTEGER,
+    ]) {
       expect(integerDigits(value)).toBe(String(value));
     }
     fc.assert(fc.property(fc.maxSafeNat(), (value) => integerDigits(value) === String(value)));

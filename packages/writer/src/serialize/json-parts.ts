@@ -70,7 +70,10 @@ export function shapeText(shape: unknown, field: string): string {
     const dimension: unknown = shape[index];
     // Plain small dimensions inline; the field name is only built for an error.
     const part =
-      typeof dimension === "number" && dimension >= 0 && dimension <= MAX_SAFE && Math.floor(dimension) === dimension
+      typeof dimension === "number" &&
+      dimension >= 0 &&
+      dimension <= MAX_SAFE &&
+      Math.floor(dimension) === dimension
         ? integerDigits(dimension)
         : u64Text(dimension, `${field}[${index}]`);
     text = index === 0 ? text + part : text + "," + part;
@@ -87,14 +90,23 @@ export function stringArrayText(values: unknown, field: string): string {
   let text = "[";
   for (let index = 0; index < length; index++) {
     const value: unknown = values[index];
-    const part = typeof value === "string" ? jsonString(value, field) : jsonString(value, `${field}[${index}]`);
+    const part =
+      typeof value === "string" ? jsonString(value, field) : jsonString(value, `${field}[${index}]`);
     text = index === 0 ? text + part : text + "," + part;
   }
   return text + "]";
 }
 
-/** An enum value, checked against its allowed spellings (already JSON-safe). */
+const enumLiterals = new WeakMap<readonly string[], Map<string, string>>();
+
+/** An enum value, checked against its allowed spellings; returns the quoted literal (no allocation). */
 export function enumText(value: unknown, allowed: readonly string[], field: string): string {
-  if (typeof value === "string" && allowed.includes(value)) return `"${value}"`;
+  let literals = enumLiterals.get(allowed);
+  if (literals === undefined) {
+    literals = new Map(allowed.map((spelling) => [spelling, `"${spelling}"`]));
+    enumLiterals.set(allowed, literals);
+  }
+  const literal = typeof value === "string" ? literals.get(value) : undefined;
+  if (literal !== undefined) return literal;
   throw invalidField(field, `one of ${allowed.join(", ")}`, value);
 }

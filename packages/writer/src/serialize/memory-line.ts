@@ -1,6 +1,6 @@
-import { integerDigits } from "./integer-digits.js";
 import { MEMORY_CATEGORIES, type MemoryAction } from "@cg/schema";
 import type { MemoryRecord } from "../record-inputs.js";
+import { integerDigits } from "./integer-digits.js";
 import { enumText, invalidField, jsonString, shapeText, u64Text } from "./json-parts.js";
 
 /** One `memory` line (spec §2.7), canonical key order; `bytes` written as given. */

@@ -1,7 +1,7 @@
-import { integerDigits } from "./integer-digits.js";
 import { resolveStorageBytes } from "@cg/memory";
 import type { U64 } from "@cg/schema";
 import type { OpRecord } from "../record-inputs.js";
+import { integerDigits } from "./integer-digits.js";
 import { invalidField, jsonString, shapeText, stringArrayText, u64Text } from "./json-parts.js";
 
 /**
