@@ -81,7 +81,7 @@ describe("background sampler", () => {
     const gaps = timestamps.slice(1).map((value, at) => value - (timestamps[at] as number));
     const medianGapMs = median(gaps) / 1e6;
     expect(medianGapMs).toBeGreaterThan(2.5);
-    expect(medianGapMs).toBeLessThan(20);
+    expect(medianGapMs).toBeLessThan(30);
     // Readings taken during the busy loop exist, so the worker did not wait for the event loop.
     expect(timestamps.filter((value) => value > begin && value < end).length).toBeGreaterThanOrEqual(20);
     expect(stats.rounds).toBeGreaterThanOrEqual(first.length);
@@ -133,6 +133,26 @@ describe("background sampler", () => {
     expect(samples.every((sample) => sample.device === "cuda:1")).toBe(true);
     const final = sampler.stop();
     expect(final.delivered + final.drops).toBe(final.samples);
+  });
+
+  it("keeps exact accounting while the owner drains a tiny ring the worker overruns", async () => {
+    const sampler = start({ intervalMs: 0.05, capacity: 4, devices: [0] });
+    await sampler.whenReady();
+    const timestamps: number[] = [];
+    const until = performance.now() + 200;
+    while (performance.now() < until) {
+      for (const sample of sampler.drain()) timestamps.push(Number(sample.timestampNs));
+    }
+    sampler.stop();
+    for (const sample of sampler.drain()) timestamps.push(Number(sample.timestampNs));
+    const stats = sampler.stop();
+    expect(stats.delivered).toBe(timestamps.length);
+    expect(stats.delivered + stats.drops).toBe(stats.samples);
+    expect(stats.samples).toBeGreaterThan(50);
+    // Never a reading twice, never one out of order (a torn or re-delivered slot would show here).
+    for (let at = 1; at < timestamps.length; at++) {
+      expect(timestamps[at]).toBeGreaterThan(timestamps[at - 1] as number);
+    }
   });
 
   it("drains into a sink at span boundaries and at stop", async () => {
