@@ -2,8 +2,9 @@
 // health/ fixture decodes; every line-stage parse_error is rejected at its stated physical line.
 import { describe, expect, it } from "vitest";
 import { physicalLines, readManifest } from "../test/fixtures.js";
+import { compareCodePoints } from "./code-point-order.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
-import type { TraceEvent } from "./events.js";
+import type { MetaEvent, TraceEvent } from "./events.js";
 import { trimTraceLine } from "./trim-trace-line.js";
 
 const manifest = { fixtures: readManifest() };
@@ -29,6 +30,8 @@ describe("accepted fixtures", () => {
     "%s decodes line by line",
     (_file, entry) => {
       const counts: Record<string, number> = {};
+      const norms: (number | null)[] = [];
+      let meta: MetaEvent | undefined;
       let events = 0;
       for (const [index, raw] of physicalLines(entry.file).entries()) {
         const line = trimTraceLine(raw);
@@ -38,6 +41,22 @@ describe("accepted fixtures", () => {
         events++;
         const key = countKey[result.event.kind];
         if (key !== undefined) counts[key] = (counts[key] ?? 0) + 1;
+        if (result.event.kind === "gradient") norms.push(result.event.norm ?? null);
+        if (result.event.kind === "meta") meta = result.event;
+      }
+      if (entry.resolved !== undefined) {
+        // Compare numerically, with -0 told apart from 0.
+        const label = (value: number | null) => (value === null ? null : Object.is(value, -0) ? "-0" : value);
+        expect(norms.map(label)).toEqual(
+          entry.resolved.gradient_norms.map((text) => label(text === null ? null : Number(text))),
+        );
+      }
+      if (entry.meta !== undefined) {
+        expect(meta?.measured_region_device_synchronized).toBe(
+          entry.meta.measured_region_device_synchronized,
+        );
+        expect(meta?.candle_version ?? null).toBe(entry.meta.candle_version);
+        expect(Object.keys(meta?.tags ?? {}).sort(compareCodePoints)).toEqual(entry.meta.tag_keys);
       }
       expect(events).toBeGreaterThan(0);
       for (const [key, expected] of Object.entries(entry.counts ?? {})) {

@@ -2,7 +2,7 @@
 // (valid and mutated), decodeTraceLine(JSON) accepts exactly when zod accepts, with equal output.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeTraceLine } from "./decode-trace-line.js";
+import { decodeExact, decodeOptimistic, decodeTraceLine } from "./decode-trace-line.js";
 import { TraceEvent } from "./events.js";
 
 type Shape = Record<string, fc.Arbitrary<unknown>>;
@@ -144,6 +144,13 @@ const eventCase = fc
     return event;
   });
 
+/** Complete events of every kind, no mutations: the lines a writer produces. */
+const validEvent = fc
+  .constantFrom(...Object.keys(shapes))
+  .chain((kind) =>
+    fc.record(shapes[kind] as Shape).map((values) => ({ kind, ...values }) as Record<string, unknown>),
+  );
+
 /** JSON with bigints written as exact digits and -0 kept as `-0`. */
 function toJson(value: unknown): string {
   if (typeof value === "bigint") return value.toString();
@@ -181,5 +188,29 @@ describe("decodeTraceLine agrees with the zod schemas", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("takes the optimistic path only where the exact path gives the same event", () => {
+    let optimistic = 0;
+    fc.assert(
+      fc.property(fc.oneof(eventCase, validEvent), fc.boolean(), (event, spaced) => {
+        const compact = toJson(event);
+        const line = spaced ? compact.replace(/,"/g, ', "') : compact;
+        const kind = typeof event.kind === "string" ? event.kind : "event";
+        let exact: unknown;
+        try {
+          exact = decodeExact(line, JSON.parse(line), kind);
+        } catch {
+          exact = undefined;
+        }
+        const fast = decodeOptimistic(line, JSON.parse(line), kind);
+        if (fast === undefined) return;
+        optimistic++;
+        expect(spaced && line !== compact).toBe(false);
+        expect(fast).toEqual(exact);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(optimistic).toBeGreaterThan(100);
   });
 });

@@ -373,7 +373,7 @@ export function decodeOptimistic(line: string, record: JsonRecord, kind: string)
   return isProvenCompact(context) ? event : undefined;
 }
 
-function decodeExact(line: string, record: JsonRecord, kind: string): TraceEvent {
+export function decodeExact(line: string, record: JsonRecord, kind: string): TraceEvent {
   const scan = scanLine(line, false, kind);
   if (scan.keyCount !== Object.keys(record).length) {
     const keys = scanLine(line, true, kind).keys ?? [];

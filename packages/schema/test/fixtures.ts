@@ -12,6 +12,9 @@ export interface ManifestEntry {
   line?: number | null;
   error_contains?: string;
   counts?: Record<string, number>;
+  resolved?: { gradient_norms: (string | null)[] };
+  meta?: { measured_region_device_synchronized: boolean; candle_version: string | null; tag_keys: string[] };
+  canonical_lines?: boolean;
 }
 
 export function readManifest(): ManifestEntry[] {
