@@ -4,7 +4,15 @@ export { CliError, type CliErrorOptions, UsageError } from "./cli-error.js";
 export type { Command, CommandArguments, OptionSpecs } from "./command.js";
 export { commands } from "./command-registry.js";
 export { DEFAULT_MLP_CONFIG, type MlpConfig, MlpTrainer, type StepResult } from "./demo/mlp-trainer.js";
-export { DEMO_ENTRYPOINT, type DemoOptions, type DemoResult, runDemo } from "./demo/run-demo.js";
+export {
+  DEMO_ENTRYPOINT,
+  DEMO_MODELS,
+  type DemoModelKind,
+  type DemoOptions,
+  type DemoResult,
+  runDemo,
+  TFJS_DEMO_ENTRYPOINT,
+} from "./demo/run-demo.js";
 export { ExitCode } from "./exit-codes.js";
 export { stringifyJson } from "./format/json-output.js";
 export {

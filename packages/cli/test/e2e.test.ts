@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChromeTrace, checkPerfettoRules } from "./perfetto-rules.js";
@@ -133,10 +133,11 @@ describe("cg-trace (built binary)", () => {
     expect(readdirSync(scratch).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 
-  it("demo writes a trusted trace, its summary and a Perfetto file", () => {
-    const demo = cgTrace(["demo", "--out", "demo-out", "--no-gpu"]);
+  it("demo --model mlp writes a trusted trace, its summary and a Perfetto file", () => {
+    const demo = cgTrace(["demo", "--model", "mlp", "--out", "demo-out", "--no-gpu"]);
     expect(demo.status, demo.stderr).toBe(0);
     expect(demo.stdout).toContain("Health: TRUSTED (0 error(s), 0 warning(s))");
+    expect(demo.stdout).toContain("entrypoint:     demo::mlp::train_step (train)");
     expect(demo.stdout).toContain("perfetto: demo-out/trace.perfetto.json");
     expect(cgTrace(["validate", "demo-out/application.jsonl"]).status).toBe(0);
     checkPerfettoRules(
@@ -144,5 +145,54 @@ describe("cg-trace (built binary)", () => {
     );
     const gradients = cgTrace(["query", "demo-out/application.jsonl", "--kind", "gradients", "--json"]);
     expect(JSON.parse(gradients.stdout).result.gradients).toHaveLength(4);
+  });
+
+  it("demo trains the tfjs model by default and writes into ./cg-trace-out of the current directory", () => {
+    const cwd = join(scratch, "default-demo");
+    mkdirSync(cwd);
+    const result = spawnSync(process.execPath, [bin, "demo"], {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "" },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toContain("training the TensorFlow.js model");
+    expect(result.stderr).not.toContain("tfjs-node");
+    expect(result.stdout).toContain("Health: TRUSTED (0 error(s), 1 warning(s))");
+    expect(result.stdout).toContain("entrypoint:     tfjs-demo::dense (train)");
+    expect(result.stdout).toContain("captured step:  2 after 1 warm-up step(s)");
+    expect(result.stdout).toContain("Demo (tfjs): loss per step");
+    expect(result.stdout).toContain("perfetto: cg-trace-out/trace.perfetto.json");
+    for (const file of ["application.jsonl", "trace.perfetto.json", "report.html"]) {
+      expect(existsSync(join(cwd, "cg-trace-out", file)), file).toBe(true);
+    }
+    const trace = join(cwd, "cg-trace-out/application.jsonl");
+    expect(cgTrace(["validate", trace]).status).toBe(0);
+    const gradients = cgTrace(["query", trace, "--kind", "gradients", "--json"]);
+    expect(JSON.parse(gradients.stdout).result.gradients).toHaveLength(6);
+  });
+
+  it("demo rejects an unknown model", () => {
+    const demo = cgTrace(["demo", "--model", "torch"]);
+    expect(demo.status).toBe(2);
+    expect(demo.stderr).toContain("--model must be one of tfjs, mlp");
+  });
+
+  it("loads TensorFlow.js only when the tfjs demo runs", () => {
+    const index = pathToFileURL(join(packageRoot, "dist/index.js")).href;
+    const probe = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const cli = await import(${JSON.stringify(index)});
+         const context = { ...cli.processContext("test"), stdout: () => {}, stderr: () => {} };
+         const code = await cli.runCli(["summary", ${JSON.stringify(golden)}], context);
+         process.stdout.write(JSON.stringify({ code, tfjs: "_tfengine" in globalThis }));`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(probe.status, probe.stderr).toBe(0);
+    expect(JSON.parse(probe.stdout)).toEqual({ code: 0, tfjs: false });
   });
 });

@@ -1,21 +1,34 @@
 import { relative, resolve } from "node:path";
 import type { Command } from "../command.js";
-import { runDemo } from "../demo/run-demo.js";
+import { DEMO_MODELS, type DemoModelKind, runDemo } from "../demo/run-demo.js";
 import { ExitCode } from "../exit-codes.js";
 import { createStyle } from "../format/style.js";
-import { booleanOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
+import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
 import { renderSummary } from "../views/render-summary.js";
 import { buildSummaryView } from "../views/summary-view.js";
 
+const MODEL_DESCRIPTIONS: Record<DemoModelKind, string> = {
+  tfjs: "the TensorFlow.js model (dense 32 → 64 → 64 → 8, Adam)",
+  mlp: "the TypeScript MLP (64 → 128 → 8, SGD)",
+};
+
 export const demoCommand: Command = {
   name: "demo",
-  summary: "train a small MLP in TypeScript, capture one step, print its summary, write Perfetto JSON",
-  usage: "demo [--out <dir>] [--steps N] [--no-gpu]",
-  help: `Trains a two-layer perceptron (64 → 128 ReLU → 8, softmax cross-entropy, SGD with momentum)
-on seeded synthetic data with real forward, backward and optimizer passes on typed arrays. Step 1
-is a warm-up (not recorded); the last step is captured through a capture gate with forward,
-backward and optimizer spans, ops, tensors, alloc/free events, gradient norms and device-memory
-checkpoints (the process as device "cpu"; NVIDIA GPUs through NVML when present).
+  summary: "train a small TensorFlow.js model, capture one step, print its summary, write Perfetto JSON",
+  usage: "demo [--model tfjs|mlp] [--out <dir>] [--steps N] [--no-gpu]",
+  help: `Trains a small model on seeded synthetic data for a few steps; step 1 is a warm-up (not
+recorded) and the last step is captured with forward, backward and optimizer spans, ops, tensors,
+alloc/free events, gradient norms and device-memory checkpoints. Then prints the trace's summary.
+
+Models (--model):
+  tfjs  (default) a real TensorFlow.js network on the pure-JS CPU backend, profiled through
+        @cg/tfjs: dense 32 → 64 ReLU → 64 ReLU → 8, mean squared error, Adam (lr 0.01). Ops are
+        the tfjs kernels; device-memory checkpoints are tf.memory().numBytes as device "cpu".
+        The new weights and Adam moments outlive the step, so health shows one
+        retained_allocations warning (still trusted).
+  mlp   a two-layer perceptron written in TypeScript (64 → 128 ReLU → 8, softmax cross-entropy,
+        SGD with momentum) over typed arrays, every allocation freed; device-memory checkpoints
+        are the process's RSS as device "cpu", plus NVIDIA GPUs through NVML when present.
 
 Writes:
   <dir>/application.jsonl     the candle-graph/trace/6 trace
@@ -23,20 +36,28 @@ Writes:
   <dir>/report.html           when the report package is installed
 
 Options:
-  --out DIR    output directory (default ./cg-trace-out)
+  --model M    tfjs or mlp (default tfjs)
+  --out DIR    output directory (default ./cg-trace-out, relative to the current directory)
   --steps N    training steps, the last one captured (default 2, at least 2)
-  --no-gpu     do not look for NVIDIA GPUs
+  --no-gpu     mlp: do not look for NVIDIA GPUs (the tfjs model never samples GPUs)
 
 Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
-  options: { out: { type: "string" }, steps: { type: "string" }, "no-gpu": { type: "boolean" } },
+  options: {
+    model: { type: "string" },
+    out: { type: "string" },
+    steps: { type: "string" },
+    "no-gpu": { type: "boolean" },
+  },
   positionals: { min: 0, max: 0 },
   async run(args, context) {
+    const model = choiceOption(args, "demo", "model", DEMO_MODELS, "tfjs");
     const outDir = resolve(context.cwd, stringOption(args, "out") ?? "cg-trace-out");
     const steps = Math.max(2, positiveIntegerOption(args, "demo", "steps", 2));
     const shown = relative(context.cwd, outDir) || ".";
-    context.stderr(`training the demo MLP for ${steps} steps, capturing step ${steps}…\n`);
+    context.stderr(`training ${MODEL_DESCRIPTIONS[model]} for ${steps} steps, capturing step ${steps}…\n`);
     const result = await runDemo({
       outDir,
+      model,
       steps,
       gpu: !booleanOption(args, "no-gpu"),
       converter: `cg-trace ${context.version}`,
@@ -45,10 +66,12 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     const tracePath = relative(context.cwd, result.tracePath);
     context.stdout(`${renderSummary(buildSummaryView(result.document, tracePath), style)}\n`);
     const losses = result.losses.map((loss) => loss.toFixed(4)).join(" → ");
-    const gpu =
-      result.deviceMemory.gpuDevices.length > 0
-        ? `GPU memory sampled through NVML: ${result.deviceMemory.gpuDevices.join(", ")}`
-        : `no GPU memory sampled (${result.deviceMemory.gpuUnavailableReason ?? "no NVIDIA GPU"}); device "cpu" is the process's memory`;
+    const memoryNote =
+      model === "tfjs"
+        ? 'device "cpu" is tf.memory().numBytes, the bytes held by live tfjs tensors'
+        : result.deviceMemory.gpuDevices.length > 0
+          ? `GPU memory sampled through NVML: ${result.deviceMemory.gpuDevices.join(", ")}`
+          : `no GPU memory sampled (${result.deviceMemory.gpuUnavailableReason ?? "no NVIDIA GPU"}); device "cpu" is the process's memory`;
     const files = [
       `  trace:    ${tracePath}`,
       `  perfetto: ${relative(context.cwd, result.perfettoPath)}  (open at https://ui.perfetto.dev)`,
@@ -56,7 +79,7 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     if (result.reportPath !== undefined)
       files.push(`  report:   ${relative(context.cwd, result.reportPath)}`);
     context.stdout(
-      `${style.bold("Demo")}: loss per step ${losses}\n${gpu}\n${style.bold("Files")} in ${shown}:\n${files.join("\n")}\n`,
+      `${style.bold("Demo")} (${model}): loss per step ${losses}\n${memoryNote}\n${style.bold("Files")} in ${shown}:\n${files.join("\n")}\n`,
     );
     return ExitCode.Ok;
   },

@@ -13,18 +13,25 @@ import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
 import { DeviceMemoryCheckpoints, type DeviceMemoryStatus } from "./device-memory-checkpoints.js";
 import { DEFAULT_MLP_CONFIG, MlpTrainer } from "./mlp-trainer.js";
 
+/** The demo workloads: a real TensorFlow.js model through `@cg/tfjs`, or the pure-TypeScript MLP. */
+export type DemoModelKind = "tfjs" | "mlp";
+export const DEMO_MODELS: readonly DemoModelKind[] = ["tfjs", "mlp"];
+
 export interface DemoOptions {
   outDir: string;
+  /** Which workload to train (default `tfjs`). */
+  model?: DemoModelKind;
   /** Training steps to run; the last one is captured unless `captureStep` says otherwise. */
   steps?: number;
   captureStep?: number;
-  /** Sample NVIDIA GPUs through NVML when present (default true). */
+  /** MLP only: sample NVIDIA GPUs through NVML when present (default true). */
   gpu?: boolean;
   /** Written into the Perfetto file's `otherData.converter`. */
   converter?: string;
 }
 
 export interface DemoResult {
+  model: DemoModelKind;
   tracePath: string;
   perfettoPath: string;
   /** Present when @cg/report provides `renderReport`. */
@@ -35,20 +42,18 @@ export interface DemoResult {
 }
 
 export const DEMO_ENTRYPOINT = "demo::mlp::train_step";
+/** The entrypoint of the tfjs demo (`runTfjsDemo` with the dense architecture). */
+export const TFJS_DEMO_ENTRYPOINT = "tfjs-demo::dense";
 
 type RenderReport = (document: TraceDocument, options?: Record<string, unknown>) => string;
 
-/**
- * Trains the demo MLP for a few steps, capturing one of them (by default the second, after one
- * warm-up step) into `<outDir>/application.jsonl`, then writes `<outDir>/trace.perfetto.json` and,
- * when the report package offers it, `<outDir>/report.html`.
- */
-export async function runDemo(options: DemoOptions): Promise<DemoResult> {
-  const steps = options.steps ?? 2;
-  const captureStep = options.captureStep ?? steps;
-  mkdirSync(options.outDir, { recursive: true });
-  const tracePath = join(options.outDir, "application.jsonl");
-  const temporaryTrace = temporaryPathFor(tracePath);
+interface Captured {
+  losses: number[];
+  deviceMemory: DeviceMemoryStatus;
+}
+
+/** The pure-TypeScript MLP: forward, backward and SGD over typed arrays, host RSS (and NVML) checkpoints. */
+function captureMlp(path: string, steps: number, captureStep: number, gpu: boolean): Captured {
   const trainer = new MlpTrainer();
   const { batch, features, hidden, classes } = trainer.config;
   const run = ProfileRun.training(DEMO_ENTRYPOINT, captureStep, "cpu")
@@ -57,8 +62,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     .tag("precision", "f32")
     .tag("optimizer", `sgd(lr=${DEFAULT_MLP_CONFIG.learningRate},momentum=${DEFAULT_MLP_CONFIG.momentum})`)
     .tag("seed", String(DEFAULT_MLP_CONFIG.seed));
-  const deviceMemory = new DeviceMemoryCheckpoints(options.gpu ?? true);
-  const gate = new CaptureGate(captureStep, () => TraceSession.open(temporaryTrace, run));
+  const deviceMemory = new DeviceMemoryCheckpoints(gpu);
+  const gate = new CaptureGate(captureStep, () => TraceSession.open(path, run));
   const losses: number[] = [];
   try {
     for (let step = 1; step <= steps; step += 1) {
@@ -72,13 +77,69 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       losses.push(result.loss);
       if (gate.isCapturing) trace.finish();
     }
+  } finally {
+    deviceMemory.close();
+  }
+  return { losses, deviceMemory: deviceMemory.status };
+}
+
+/**
+ * A real TensorFlow.js model (dense 32 → 64 → 64 → 8, Adam on mean squared error, CPU backend)
+ * through `@cg/tfjs`. Loaded on demand so that the other commands never pay for TensorFlow.js.
+ */
+async function captureTfjs(path: string, steps: number, captureStep: number): Promise<Captured> {
+  const tf = await import("@tensorflow/tfjs");
+  const { runTfjsDemo } = await import("@cg/tfjs");
+  await tf.setBackend("cpu");
+  // PROD silences the "install tfjs-node" banner on the backend's first use; it changes no kernel
+  // and no result. The previous value comes back afterwards.
+  const prod = tf.env().getBool("PROD");
+  tf.env().set("PROD", true);
+  let losses: number[];
+  try {
+    ({ losses } = await runTfjsDemo({
+      outPath: path,
+      steps,
+      captureStep,
+      architecture: "dense",
+      tags: { model: "tfjs-dense-32-64-64-8", precision: "f32", optimizer: "adam(lr=0.01)", seed: "7" },
+    }));
+  } finally {
+    tf.env().set("PROD", prod);
+  }
+  return {
+    losses,
+    deviceMemory: {
+      gpuDevices: [],
+      gpuUnavailableReason: "the TensorFlow.js CPU backend uses no GPU",
+    },
+  };
+}
+
+/**
+ * Trains the demo model (by default the TensorFlow.js one) for a few steps, capturing one of them
+ * (by default the last, after the warm-up steps) into `<outDir>/application.jsonl`, then writes
+ * `<outDir>/trace.perfetto.json` and, when the report package offers it, `<outDir>/report.html`.
+ */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const model = options.model ?? "tfjs";
+  const steps = options.steps ?? 2;
+  const captureStep = options.captureStep ?? steps;
+  mkdirSync(options.outDir, { recursive: true });
+  const tracePath = join(options.outDir, "application.jsonl");
+  const temporaryTrace = temporaryPathFor(tracePath);
+  let captured: Captured;
+  try {
+    captured =
+      model === "tfjs"
+        ? await captureTfjs(temporaryTrace, steps, captureStep)
+        : captureMlp(temporaryTrace, steps, captureStep, options.gpu ?? true);
     renameSync(temporaryTrace, tracePath);
   } catch (error) {
     rmSync(temporaryTrace, { force: true });
     throw error;
-  } finally {
-    deviceMemory.close();
   }
+  const { losses, deviceMemory } = captured;
 
   const document = await parseTrace(tracePath);
   const perfettoPath = join(options.outDir, "trace.perfetto.json");
@@ -92,7 +153,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       options.converter === undefined ? {} : { converter: options.converter },
     ),
   );
-  const result: DemoResult = { tracePath, perfettoPath, document, losses, deviceMemory: deviceMemory.status };
+  const result: DemoResult = { model, tracePath, perfettoPath, document, losses, deviceMemory };
   // Loaded dynamically so that a report package without `renderReport` still lets the demo run.
   const report = (await import("@cg/report")) as Record<string, unknown>;
   const renderReport = report.renderReport as RenderReport | undefined;
