@@ -458,3 +458,26 @@ function isOutsideString(text: string, position: number): boolean {
   }
   return !inString;
 }
+
+describe("robustness", () => {
+  const golden =
+    '{"kind":"op","span_id":"s3","op_name":"matmul","inputs":["t0","t1"],"output":"t2","shape":[32,32],"dtype":"f32","device":"cuda:0","duration_ns":1200,"timestamp_ns":5000,"storage_bytes":4096,"input_storage_bytes":8192}';
+  it("never throws, whatever the input", () => {
+    const mutated = fc
+      .tuple(fc.nat(), fc.nat({ max: 4 }), fc.string({ maxLength: 4, unit: "binary" }))
+      .map(([at, remove, insert]) => {
+        const position = at % (golden.length + 1);
+        return golden.slice(0, position) + insert + golden.slice(position + remove);
+      });
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.json(), mutated), (line) => {
+        const result = decodeTraceLine(line);
+        if (!result.ok) {
+          expect(typeof result.error.message).toBe("string");
+          expect(result.error.message.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
