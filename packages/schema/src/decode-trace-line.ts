@@ -383,25 +383,19 @@ export function decodeExact(line: string, record: JsonRecord, kind: string): Tra
   return decodeRecord(record, newContext(kind, scan.facts));
 }
 
-function decode(line: string): TraceEvent {
-  let parsed: unknown;
+/** The exact path for a parsed value, as a result. */
+function decodeParsed(line: string, parsed: unknown): DecodeLineResult {
   try {
-    parsed = JSON.parse(line);
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new LineFailure("invalid_type", `invalid type: ${describeValue(parsed)}, expected an event object`);
+    }
+    const record = parsed as JsonRecord;
+    const kind = typeof record.kind === "string" ? record.kind : "event";
+    return { ok: true, event: decodeExact(line, record, kind) };
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    throw new LineFailure("invalid_json", `invalid JSON: ${detail}`);
+    if (error instanceof LineFailure) return { ok: false, error: error.toError() };
+    throw error;
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new LineFailure("invalid_type", `invalid type: ${describeValue(parsed)}, expected an event object`);
-  }
-  const record = parsed as JsonRecord;
-  const kindValue = record.kind;
-  if (typeof kindValue === "string") {
-    const event = decodeOptimistic(line, record, kindValue);
-    if (event !== undefined) return event;
-    return decodeExact(line, record, kindValue);
-  }
-  return decodeExact(line, record, "event");
 }
 
 /**
@@ -411,10 +405,20 @@ function decode(line: string): TraceEvent {
  * escaped lone surrogates rejected. Never throws for bad input; the result says what and where.
  */
 export function decodeTraceLine(trimmedLine: string): DecodeLineResult {
+  let parsed: unknown;
   try {
-    return { ok: true, event: decode(trimmedLine) };
+    parsed = JSON.parse(trimmedLine);
   } catch (error) {
-    if (error instanceof LineFailure) return { ok: false, error: error.toError() };
-    throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { code: "invalid_json", message: `invalid JSON: ${detail}` } };
   }
+  // The common case stays free of exception frames: a proven-compact line of a known kind.
+  if (typeof parsed === "object" && parsed !== null) {
+    const kind = (parsed as JsonRecord).kind;
+    if (typeof kind === "string") {
+      const event = decodeOptimistic(trimmedLine, parsed as JsonRecord, kind);
+      if (event !== undefined) return { ok: true, event };
+    }
+  }
+  return decodeParsed(trimmedLine, parsed);
 }
