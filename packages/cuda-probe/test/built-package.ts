@@ -27,10 +27,11 @@ function isStale(root: string, files: readonly string[]): boolean {
 
 export function ensureBuilt(): void {
   const dependencies = ["schema", "clock"].map((name) => join(packageRoot, "..", name));
-  if (
-    isStale(packageRoot, builtFiles) ||
-    dependencies.some((root) => isStale(root, ["index.js", "index.cjs"]))
-  ) {
+  // Dependencies only need to exist (their own builds keep them fresh); this package must be current.
+  const dependencyMissing = dependencies.some(
+    (root) => !existsSync(join(root, "dist", "index.js")) || !existsSync(join(root, "dist", "index.cjs")),
+  );
+  if (dependencyMissing || isStale(packageRoot, builtFiles)) {
     try {
       execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/cuda-probe..."], {
         cwd: join(packageRoot, "..", ".."),
