@@ -340,20 +340,20 @@ function firstDuplicate(keys: readonly string[]): string {
   return "";
 }
 
-/**
- * Optimistic path. Without backslashes, every way in which a line can differ from the compact
- * serialization of the value JSON.parse returned makes the line LONGER — whitespace between
- * tokens, a repeated key (its first occurrence vanished from the value), a non-canonical number
- * (`5000.0`, `-0`, `1.50`: String(value) is the shortest plain form) — except an exponent literal,
- * which can be as short or shorter only for the values `exponentPossible` flags; such lines are
- * checked for exponents first. So when the validators accepted every key (no unknown keys) and the
- * compact length they accounted for equals the line's length, no literal-level rule can fail and
- * the event is final. Anything else goes through the exact path.
- */
 const optimisticContext = newContext("", null);
 
+/**
+ * Optimistic path. Every way in which a line can differ from the compact serialization of the
+ * value JSON.parse returned makes the line LONGER — whitespace between tokens, an escape sequence
+ * in a string (`\n`, `\u00e9`, a lone `\ud800`: always longer than the character it stands for),
+ * a repeated key (its first occurrence vanished from the value), a non-canonical number (`5000.0`,
+ * `-0`, `1.50`: String(value) is the shortest plain form) — except an exponent literal, which can
+ * be as short or shorter only for the values `exponentPossible` flags; such lines are checked for
+ * exponents first. So when the compact length the validators accounted for equals the line's
+ * length, no literal-level rule can fail, there are no unknown keys, and the event is final.
+ * Anything else goes through the exact path.
+ */
 export function decodeOptimistic(line: string, record: JsonRecord, kind: string): TraceEvent | undefined {
-  if (line.indexOf("\\") !== -1) return undefined;
   // One context for every optimistic attempt: decoding is synchronous and never re-entered.
   const context = optimisticContext;
   context.kind = kind;
@@ -387,7 +387,10 @@ export function decodeExact(line: string, record: JsonRecord, kind: string): Tra
 function decodeParsed(line: string, parsed: unknown): DecodeLineResult {
   try {
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new LineFailure("invalid_type", `invalid type: ${describeValue(parsed)}, expected an event object`);
+      throw new LineFailure(
+        "invalid_type",
+        `invalid type: ${describeValue(parsed)}, expected an event object`,
+      );
     }
     const record = parsed as JsonRecord;
     const kind = typeof record.kind === "string" ? record.kind : "event";
