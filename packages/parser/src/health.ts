@@ -1,6 +1,7 @@
 // Structural trust of a document (spec §12): every reference check, in the emission order of §12.1.
 import { formatU64, u64ToBigInt } from "@cg/schema";
 import { buildSpanTree, durationSum, type SpanTree, spanEnd, unionLength } from "./span-tree.js";
+import { StringSet } from "./string-set.js";
 import type { SpanRecord, TraceDocument } from "./trace-document.js";
 
 export type HealthSeverity = "error" | "warning";
@@ -237,23 +238,23 @@ export function healthReport(
 
 /** Step 8/9 of spec §12.1: allocations paired by (device, tensor id), in timestamp order. */
 export class AllocationPairing {
-  readonly #live = new Map<string, Set<string>>();
+  // StringSet, not Set: streaming summaries feed millions of add/delete pairs (see string-set.ts).
+  readonly #live = new Map<string, StringSet>();
   #liveCount = 0;
 
   add(device: string, tensorId: string, action: "alloc" | "free", issues: HealthIssue[]): void {
     let live = this.#live.get(device);
     if (action === "alloc") {
       if (live === undefined) {
-        live = new Set();
+        live = new StringSet();
         this.#live.set(device, live);
       }
-      if (live.has(tensorId)) {
+      if (live.add(tensorId)) {
+        this.#liveCount++;
+      } else {
         issues.push(
           error("duplicate_allocation", `tensor \`${tensorId}\` was allocated twice without a free`),
         );
-      } else {
-        live.add(tensorId);
-        this.#liveCount++;
       }
     } else if (live?.delete(tensorId)) {
       this.#liveCount--;

@@ -82,7 +82,7 @@ export async function summarizeStream(
   const window = new MemoryReorderWindow(
     reorderWindow,
     (event) => timeline.push(event),
-    (event) => pairing.add(event.device, event.tensor_id, event.action, pairingIssues),
+    (device, tensorId, action) => pairing.add(device, tensorId, action, pairingIssues),
   );
 
   const sink = (event: TraceEvent): void => {
@@ -96,13 +96,15 @@ export async function summarizeStream(
         tensors++;
         if (!spans.has(event.span_id)) pendingTensors.push(event.span_id);
         return;
-      case "memory":
+      case "memory": {
         memoryEvents++;
         if (event.action === "alloc") allocs++;
         else frees++;
-        if (!spans.has(event.span_id)) pendingMemory.push(event.span_id);
-        window.push(event);
+        const span = spans.get(event.span_id);
+        if (span === undefined) pendingMemory.push(event.span_id);
+        window.push(event, span?.id);
         return;
+      }
       case "span_start":
         spans.set(event.id, spanRecordFromStart(event));
         timeline.addSpan(event);
