@@ -376,6 +376,21 @@ describe("optimistic path soundness", () => {
     }
   });
 
+  it("does not let a short exponent norm hide an escaped lone surrogate", () => {
+    const compact =
+      '{"kind":"gradient","event_id":"g","root":"r","key":"x","state":"zero","norm":100000000000000000000}';
+    const line = padToCompactLength(
+      '{"kind":"gradient","event_id":"g","root":"r","key":"\\ud800","state":"zero","norm":1e20}',
+      compact,
+    );
+    const result = decodeTraceLine(line);
+    expect(result.ok ? undefined : result.error.message).toContain("surrogate");
+  });
+
+  it("decodes escapes exactly", () => {
+    expect(accepted('{"kind":"span_end","id":"a\\nb\\u00e9\\/"}').id).toBe("a\nbé/");
+  });
+
   it("accepts norms in exponent form", () => {
     for (const [literal, value] of [
       ["1e20", 1e20],
