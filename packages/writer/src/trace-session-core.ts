@@ -57,6 +57,7 @@ export interface TraceSessionOptions {
 }
 
 const OPEN = 0;
+const NAME_CACHE_LIMIT = 4096;
 const FINISHED = 1;
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -85,6 +86,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   readonly #now: () => number;
   /** Guards begun with `begin*`, in begin order; ended ones are removed wherever they are. */
   readonly #stack: SpanGuard[] = [];
+  readonly #nameJson = new Map<string, string>();
   #spanCounter = 1;
   #gradientCounter = 0;
   #openSpans = 0;
@@ -253,7 +255,13 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     contextual: boolean,
   ): SpanGuard {
     this.#assertOpen();
-    const nameJson = jsonString(name, "name");
+    // Span names repeat (layers, steps); reuse their JSON text instead of rebuilding it.
+    let nameJson = typeof name === "string" ? this.#nameJson.get(name) : undefined;
+    if (nameJson === undefined) {
+      nameJson = jsonString(name, "name");
+      if (this.#nameJson.size >= NAME_CACHE_LIMIT) this.#nameJson.clear();
+      this.#nameJson.set(name, nameJson);
+    }
     const kindJson = enumText(kindValue, SPAN_KINDS, "kind");
     const stepJson = step === undefined ? undefined : enumText(step, EXECUTION_STEPS, "step");
     const startReading = this.#clock.now();
