@@ -60,6 +60,33 @@ describe("readTraceEvents sources", () => {
     }
   });
 
+  it("closes the source when the consumer stops", async () => {
+    let closed = false;
+    async function* chunks() {
+      try {
+        for (let repeat = 0; repeat < 100; repeat++)
+          yield repeat === 0 ? golden : goldenText.slice(meta.length);
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const record of readTraceEvents(chunks())) {
+      if (record.index === 3) break;
+    }
+    expect(closed).toBe(true);
+  });
+
+  it("delivers the events before a defect, then throws it", async () => {
+    const lines = goldenText.trimEnd().split("\n");
+    const text = `${lines.slice(0, 5).join("\n")}\n{"kind":"op"}\n${lines.slice(5).join("\n")}\n`;
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const record of readTraceEvents({ text })) seen.push(record.index);
+    })().catch((caught: unknown) => caught);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    expect(TraceParseError.isInstance(error) && error.line).toBe(6);
+  });
+
   it("reports a missing file as read_failed", async () => {
     const error = await parseTrace(join(fixturesDir, "no-such-file.jsonl")).catch(
       (caught: unknown) => caught,

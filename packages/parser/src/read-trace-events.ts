@@ -107,21 +107,90 @@ export function createProcessor(source: TraceSource, options: ReadOptions, sink:
 }
 
 /**
+ * The iterator behind `readTraceEvents`. Events are decoded a chunk at a time into a buffer and then
+ * handed out one `next()` each from that buffer: an already resolved promise, no async-generator
+ * machinery per event (a `yield*` of each chunk's array cost several promise ticks per event and
+ * made the validating read about twice as slow as the decoding itself). Events before a defect are
+ * delivered first; the error is thrown in their place once they are consumed.
+ */
+class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undefined> {
+  readonly #chunks: AsyncGenerator<void>;
+  #records: (TraceEventRecord | undefined)[] = [];
+  #position = 0;
+  #error: { value: unknown } | undefined;
+  #done = false;
+
+  constructor(source: TraceSource, options: ReadOptions) {
+    const processor = createProcessor(source, options, (event, line, index) => {
+      this.#records.push({ event, line, index });
+    });
+    this.#chunks = processChunks(source, processor);
+  }
+
+  next(): Promise<IteratorResult<TraceEventRecord, void>> {
+    const records = this.#records;
+    if (this.#position < records.length) {
+      const value = records[this.#position] as TraceEventRecord;
+      records[this.#position++] = undefined;
+      return Promise.resolve({ value, done: false });
+    }
+    return this.#refill();
+  }
+
+  async #refill(): Promise<IteratorResult<TraceEventRecord, void>> {
+    while (true) {
+      this.#records = [];
+      this.#position = 0;
+      if (this.#error !== undefined) {
+        const { value } = this.#error;
+        this.#error = undefined;
+        this.#done = true;
+        throw value;
+      }
+      if (this.#done) return { value: undefined, done: true };
+      try {
+        const step = await this.#chunks.next();
+        if (step.done) this.#done = true;
+      } catch (error) {
+        this.#error = { value: error };
+      }
+      if (this.#records.length > 0) return this.next();
+    }
+  }
+
+  async return(): Promise<IteratorResult<TraceEventRecord, void>> {
+    this.#finish();
+    await this.#chunks.return(undefined);
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<TraceEventRecord, void>> {
+    this.#finish();
+    await this.#chunks.return(undefined);
+    throw error;
+  }
+
+  #finish(): void {
+    this.#done = true;
+    this.#error = undefined;
+    this.#records = [];
+    this.#position = 0;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/**
  * Reads validated events with their physical line and event index, from a file path, `{ text }`,
  * bytes, a web `ReadableStream` or a Node readable stream. Strict by default: the first defect
- * throws a `TraceParseError`; the final-stage checks (missing meta, schema) run after the last event.
+ * throws a `TraceParseError` (after the events before it); the final-stage checks (missing meta,
+ * schema) run after the last event.
  */
-export async function* readTraceEvents(
+export function readTraceEvents(
   source: TraceSource,
   options: ReadOptions = {},
 ): AsyncGenerator<TraceEventRecord, void, undefined> {
-  let buffer: TraceEventRecord[] = [];
-  const processor = createProcessor(source, options, (event, line, index) => {
-    buffer.push({ event, line, index });
-  });
-  for await (const _ of processChunks(source, processor)) {
-    const ready = buffer;
-    buffer = [];
-    yield* ready;
-  }
+  return new TraceEventIterator(source, options);
 }
