@@ -4,6 +4,17 @@
 //   closed capture gate: a no-op span begin/end vs an empty function call.
 // Every file sink writes to the null device, so the figures compare serialization and write calls,
 // not the disk.
+//
+// Equal work: each iteration builds its argument object afresh, as the caller's code would (the
+// writer gets the camelCase record, the baselines the finished event with the same content and a
+// fresh clock reading); every writer goes through a 64 KiB buffer and is flushed at the end of each
+// timed batch.
+//
+// Measurement: process CPU time (`process.cpuUsage`, user + system, all threads, so GC work counts)
+// of fixed-size batches, subject and baseline interleaved over several rounds with the order
+// alternating. On a loaded shared machine wall-clock samplers swing widely because the process is
+// descheduled; CPU time does not count the time spent waiting for a core. The figure is the median
+// of the per-round ratios; the best (fastest batch of each side) ratio is printed beside it.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { devNull } from "node:os";
 import { MonotonicClock } from "@cg/clock";
@@ -15,38 +26,10 @@ import {
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-base";
 import pino from "pino";
-import { compare } from "./harness.js";
+import { report } from "./harness.js";
 
 const run = ProfileRun.training("bench::update", 2, "cuda:0");
-
-const opRecord = {
-  opName: "matmul",
-  inputs: ["t0", "t1"],
-  output: "t2",
-  shape: [32, 32],
-  dtype: "f32",
-  device: "cuda:0",
-  durationNs: 1200,
-  inputStorageBytes: 8192,
-} as const;
-
-// The same event as the baseline writes it (what recordOp produces, incl. resolved storage bytes).
-function opEvent(timestamp: number) {
-  return {
-    kind: "op",
-    span_id: "s3",
-    op_name: "matmul",
-    inputs: ["t0", "t1"],
-    output: "t2",
-    shape: [32, 32],
-    dtype: "f32",
-    device: "cuda:0",
-    duration_ns: 1200,
-    timestamp_ns: timestamp,
-    storage_bytes: 4096,
-    input_storage_bytes: 8192,
-  };
-}
+const ROUNDS = 9;
 
 /** Baseline: JSON.stringify per event, appended to a string flushed with writeSync at 64 KiB. */
 function bufferedJsonWriter() {
@@ -60,8 +43,12 @@ function bufferedJsonWriter() {
         buffer = "";
       }
     },
-    close() {
+    flush() {
       if (buffer.length > 0) writeSync(fd, buffer);
+      buffer = "";
+    },
+    close() {
+      this.flush();
       closeSync(fd);
     },
   };
@@ -76,6 +63,85 @@ class NoopExporter implements SpanExporter {
   }
 }
 
+interface Side {
+  name: string;
+  /** Runs `count` iterations (the loop lives here so each side's call site stays monomorphic). */
+  batch: (count: number) => void;
+  /** Called after every timed batch, inside the timing (flush the buffer). */
+  settle?: () => void;
+}
+
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+function timeBatch(side: Side, count: number): number {
+  const start = cpuMicros();
+  side.batch(count);
+  side.settle?.();
+  return ((cpuMicros() - start) * 1000) / count; // ns per iteration
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Interleaved CPU-time rounds; reports the median per-round ratio through the shared harness. */
+function cpuCompare(
+  title: string,
+  subject: Side,
+  baseline: Side,
+  options: { mode: "speedup" | "cost"; target: number; iterations: number },
+) {
+  const { iterations, mode } = options;
+  // Warm-up: both sides reach optimized code before anything is timed.
+  for (let index = 0; index < 3; index++) {
+    timeBatch(subject, iterations >> 2);
+    timeBatch(baseline, iterations >> 2);
+  }
+  const subjectNs: number[] = [];
+  const baselineNs: number[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let subjectTime: number;
+    let baselineTime: number;
+    if (round % 2 === 0) {
+      subjectTime = timeBatch(subject, iterations);
+      baselineTime = timeBatch(baseline, iterations);
+    } else {
+      baselineTime = timeBatch(baseline, iterations);
+      subjectTime = timeBatch(subject, iterations);
+    }
+    subjectNs.push(subjectTime);
+    baselineNs.push(baselineTime);
+    ratios.push(mode === "speedup" ? baselineTime / subjectTime : subjectTime / baselineTime);
+  }
+  const bestSubject = Math.min(...subjectNs);
+  const bestBaseline = Math.min(...baselineNs);
+  const bestRatio = mode === "speedup" ? bestBaseline / bestSubject : bestSubject / bestBaseline;
+  const result = report(
+    {
+      title: `${title} — ${subject.name} vs ${baseline.name}`,
+      subjectOpsPerSecond: 1e9 / median(subjectNs),
+      baselineOpsPerSecond: 1e9 / median(baselineNs),
+      ratio: median(ratios),
+    },
+    mode,
+    options.target,
+  );
+  console.log(
+    `  CPU ns/op median ${median(subjectNs).toFixed(0)} vs ${median(baselineNs).toFixed(0)}; ` +
+      `per-round ratios ${Math.min(...ratios).toFixed(2)}x–${Math.max(...ratios).toFixed(2)}x ` +
+      `(median of ${ROUNDS}); best-batch ratio ${bestRatio.toFixed(2)}x`,
+  );
+  return result;
+}
+
 export default async function writerBench(): Promise<void> {
   // --- op events ----------------------------------------------------------------------------------
   const session = TraceSession.open(devNull, run);
@@ -83,34 +149,95 @@ export default async function writerBench(): Promise<void> {
   const baseline = bufferedJsonWriter();
   // The baselines read the same kind of clock for their timestamps, as any real writer must.
   const clock = new MonotonicClock();
-  await compare(
-    "op events",
-    { name: "session.recordOp", fn: () => session.recordOp(span, opRecord) },
-    { name: "JSON.stringify + 64 KiB writeSync", fn: () => baseline.write(opEvent(clock.now())) },
-    { mode: "speedup", target: 1.5 },
-  );
+  const recordOp: Side = {
+    name: "session.recordOp",
+    batch(count) {
+      for (let index = 0; index < count; index++) {
+        session.recordOp(span, {
+          opName: "matmul",
+          inputs: ["t0", "t1"],
+          output: "t2",
+          shape: [32, 32],
+          dtype: "f32",
+          device: "cuda:0",
+          durationNs: 1200,
+          inputStorageBytes: 8192,
+        });
+      }
+    },
+    settle: () => session.flush(),
+  };
+  // The same event as recordOp writes it (incl. the resolved storage bytes), built per call.
+  const stringify: Side = {
+    name: "JSON.stringify + 64 KiB writeSync",
+    batch(count) {
+      for (let index = 0; index < count; index++) {
+        baseline.write({
+          kind: "op",
+          span_id: "s3",
+          op_name: "matmul",
+          inputs: ["t0", "t1"],
+          output: "t2",
+          shape: [32, 32],
+          dtype: "f32",
+          device: "cuda:0",
+          duration_ns: 1200,
+          timestamp_ns: clock.now(),
+          storage_bytes: 4096,
+          input_storage_bytes: 8192,
+        });
+      }
+    },
+    settle: () => baseline.flush(),
+  };
+  cpuCompare("op events", recordOp, stringify, { mode: "speedup", target: 1.5, iterations: 100_000 });
 
-  const logger = pino(
-    { base: null, timestamp: false },
-    pino.destination({ dest: devNull, sync: true, minLength: 4096 }),
-  );
-  await compare(
-    "op events",
-    { name: "session.recordOp", fn: () => session.recordOp(span, opRecord) },
-    { name: "pino (sync destination, minLength 4096)", fn: () => logger.info(opEvent(clock.now())) },
-    { mode: "speedup", target: 2 },
-  );
+  const destination = pino.destination({ dest: devNull, sync: true, minLength: 4096 });
+  const logger = pino({ base: null, timestamp: false }, destination);
+  const pinoSide: Side = {
+    name: "pino (sync destination, minLength 4096)",
+    batch(count) {
+      for (let index = 0; index < count; index++) {
+        logger.info({
+          kind: "op",
+          span_id: "s3",
+          op_name: "matmul",
+          inputs: ["t0", "t1"],
+          output: "t2",
+          shape: [32, 32],
+          dtype: "f32",
+          device: "cuda:0",
+          duration_ns: 1200,
+          timestamp_ns: clock.now(),
+          storage_bytes: 4096,
+          input_storage_bytes: 8192,
+        });
+      }
+    },
+    settle: () => destination.flushSync(),
+  };
+  cpuCompare("op events", recordOp, pinoSide, { mode: "speedup", target: 2, iterations: 100_000 });
   baseline.close();
-  logger.flush();
 
   // --- span begin + end ---------------------------------------------------------------------------
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new NoopExporter())] });
   const tracer = provider.getTracer("bench");
-  await compare(
+  cpuCompare(
     "span begin + end",
-    { name: "session.beginSpan().end()", fn: () => session.beginSpan("layer").end() },
-    { name: "OpenTelemetry SDK startSpan().end()", fn: () => tracer.startSpan("layer").end() },
-    { mode: "speedup", target: 5 },
+    {
+      name: "session.beginSpan().end()",
+      batch(count) {
+        for (let index = 0; index < count; index++) session.beginSpan("layer").end();
+      },
+      settle: () => session.flush(),
+    },
+    {
+      name: "OpenTelemetry SDK startSpan().end()",
+      batch(count) {
+        for (let index = 0; index < count; index++) tracer.startSpan("layer").end();
+      },
+    },
+    { mode: "speedup", target: 5, iterations: 50_000 },
   );
   span.end();
   session.finish();
@@ -121,23 +248,27 @@ export default async function writerBench(): Promise<void> {
   const closed = gate.step(1);
   const empty = (_name: string) => undefined;
   let sink = 0;
-  await compare(
+  cpuCompare(
     "closed capture gate",
     {
       name: "no-op beginSpan().end()",
-      fn: () => {
-        closed.beginSpan("layer").end();
-        sink++;
+      batch(count) {
+        for (let index = 0; index < count; index++) {
+          closed.beginSpan("layer").end();
+          sink++;
+        }
       },
     },
     {
       name: "empty function call",
-      fn: () => {
-        empty("layer");
-        sink++;
+      batch(count) {
+        for (let index = 0; index < count; index++) {
+          empty("layer");
+          sink++;
+        }
       },
     },
-    { mode: "cost", target: 3 },
+    { mode: "cost", target: 3, iterations: 2_000_000 },
   );
   if (sink < 0) console.log(sink);
 }
