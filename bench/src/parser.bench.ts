@@ -11,11 +11,12 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, createReadStream, existsSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { parseTrace, readTraceEvents, summarizeStream } from "@cg/parser";
+import { parseTrace, readTraceEvents } from "@cg/parser";
 import { encodeTraceEvent, TraceEvent } from "@cg/schema";
 import { report } from "./harness.js";
 
@@ -299,35 +300,51 @@ async function throughput(path: string, warmUpPath: string, bytes: number) {
   );
 }
 
-/** Child mode: summarise the file, sampling RSS, and print one JSON line. */
-async function rssChild(path: string) {
-  let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
-  const start = performance.now();
-  const result = await summarizeStream(path);
+/**
+ * The RSS child: a plain `node` (no flags, no tsx loader, whose worker thread would add its own heap
+ * to the figure) that loads the built package, summarises the file while sampling RSS, and prints
+ * one JSON line. The kernel's high-water mark (`maxRSS`, KiB) catches peaks between samples.
+ */
+const RSS_CHILD = `
+const { summarizeStream } = require(process.env.CG_PARSER_ENTRY);
+let peak = process.memoryUsage().rss;
+const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+const start = performance.now();
+summarizeStream(process.env.CG_PARSER_RSS_FILE).then((result) => {
   clearInterval(timer);
-  // The kernel's high-water mark catches peaks between samples (maxRSS is in KiB).
   peak = Math.max(peak, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
-  console.log(
-    JSON.stringify({
-      peak_rss: peak,
-      seconds: (performance.now() - start) / 1000,
-      events: result.events,
-      trusted: result.health.trusted,
-      exact: result.exact,
-      peak_bytes: String(result.summary.peak_bytes),
-    }),
-  );
+  console.log(JSON.stringify({
+    peak_rss: peak,
+    seconds: (performance.now() - start) / 1000,
+    events: result.events,
+    trusted: result.health.trusted,
+    exact: result.exact,
+  }));
+});
+`;
+
+function rssChild(path: string): {
+  peak_rss: number;
+  seconds: number;
+  events: number;
+  trusted: boolean;
+  exact: boolean;
+} {
+  const child = spawnSync(process.execPath, ["-e", RSS_CHILD], {
+    env: {
+      ...process.env,
+      CG_PARSER_ENTRY: createRequire(import.meta.url).resolve("@cg/parser"),
+      CG_PARSER_RSS_FILE: path,
+    },
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) throw new Error(`RSS child failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split("\n").pop() as string);
 }
 
-const childPath = process.env.CG_PARSER_RSS_CHILD;
 const childContender = process.env.CG_PARSER_BENCH_CHILD as ContenderName | undefined;
-if (childPath !== undefined) {
-  await rssChild(childPath);
-  process.exit(0);
-} else if (childContender !== undefined) {
+if (childContender !== undefined) {
   await timedChild(
     childContender,
     process.env.CG_PARSER_BENCH_FILE as string,
@@ -348,13 +365,7 @@ export default async function parserBench() {
     unlinkSync(warmUp);
 
     const largeBytes = generateTrace(large, 1024 ** 3);
-    const result = JSON.parse(runChild({ CG_PARSER_RSS_CHILD: large })) as {
-      peak_rss: number;
-      seconds: number;
-      events: number;
-      trusted: boolean;
-      exact: boolean;
-    };
+    const result = rssChild(large);
     const target = 200 * 1024 ** 2;
     console.log(
       `summarizeStream of a ${(statSync(large).size / 1024 ** 3).toFixed(2)} GiB trace (${result.events} events, trusted ${result.trusted}, exact ${result.exact}): ` +

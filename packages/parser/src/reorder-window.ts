@@ -14,7 +14,8 @@
 // fields the consumers read, numbers unboxed, repeated strings (device, span id, op name) shared. A
 // held event stays in the window for `capacity` memory events, long enough for V8 to promote
 // anything it owns to the old generation, so per-event objects here turned into old-generation
-// garbage at the event rate and inflated the streaming summary's RSS.
+// garbage at the event rate and inflated the streaming summary's RSS. For the same reason short
+// tensor ids are copied as UTF-16 units into a typed array and rebuilt as a string on release.
 import { compareMemoryEvents } from "@cg/memory";
 import { compareCodePoints, compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema";
 
@@ -31,6 +32,8 @@ interface Released {
 const NO_SHAPE: number[] = [];
 const MAX_INTERNED = 4096;
 const INITIAL_SLOTS = 1024;
+/** Tensor ids up to this many UTF-16 units are copied into the window's own storage. */
+const ID_UNITS = 24;
 /** Events of one timestamp collected before the analysis gets a part of them (a memory bound). */
 const MIN_GROUP_LIMIT = 65_536;
 const ALLOC = 0;
@@ -56,7 +59,10 @@ export class MemoryReorderWindow {
   #sequence: Float64Array;
   #action: Uint8Array;
   #category: Uint8Array;
+  /** Tensor ids longer than ID_UNITS; shorter ones are in #idUnits with their length in #idLength. */
   #tensorId: (string | undefined)[];
+  #idUnits: Uint16Array;
+  #idLength: Int32Array;
   #spanId: (string | undefined)[];
   #opName: (string | undefined)[];
   #device: (string | undefined)[];
@@ -86,6 +92,8 @@ export class MemoryReorderWindow {
     this.#sequence = new Float64Array(slots);
     this.#action = new Uint8Array(slots);
     this.#category = new Uint8Array(slots);
+    this.#idUnits = new Uint16Array(slots * ID_UNITS);
+    this.#idLength = new Int32Array(slots);
     this.#tensorId = new Array(slots).fill(undefined);
     this.#spanId = new Array(slots).fill(undefined);
     this.#opName = new Array(slots).fill(undefined);
@@ -111,6 +119,10 @@ export class MemoryReorderWindow {
     this.#action = widen(this.#action, (n) => new Uint8Array(n));
     this.#category = widen(this.#category, (n) => new Uint8Array(n));
     this.#heap = widen(this.#heap, (n) => new Int32Array(n));
+    this.#idLength = widen(this.#idLength, (n) => new Int32Array(n));
+    const units = new Uint16Array(slots * ID_UNITS);
+    units.set(this.#idUnits);
+    this.#idUnits = units;
     for (const strings of [this.#tensorId, this.#spanId, this.#opName, this.#device]) {
       for (let slot = old; slot < slots; slot++) strings.push(undefined);
     }
@@ -143,7 +155,16 @@ export class MemoryReorderWindow {
     this.#sequence[slot] = this.#nextSequence++;
     this.#action[slot] = event.action === "alloc" ? ALLOC : FREE;
     this.#category[slot] = MEMORY_CATEGORIES.indexOf(event.category);
-    this.#tensorId[slot] = event.tensor_id;
+    const tensorId = event.tensor_id;
+    if (tensorId.length <= ID_UNITS) {
+      const units = this.#idUnits;
+      const base = slot * ID_UNITS;
+      for (let unit = 0; unit < tensorId.length; unit++) units[base + unit] = tensorId.charCodeAt(unit);
+      this.#idLength[slot] = tensorId.length;
+    } else {
+      this.#tensorId[slot] = tensorId;
+      this.#idLength[slot] = -1;
+    }
     this.#spanId[slot] = spanId === event.span_id ? this.#intern(spanId) : spanId;
     this.#opName[slot] = event.op_name === undefined ? undefined : this.#intern(event.op_name);
     this.#device[slot] = this.#intern(event.device);
@@ -214,13 +235,23 @@ export class MemoryReorderWindow {
     return top;
   }
 
+  #tensorIdOf(slot: number): string {
+    const length = this.#idLength[slot] as number;
+    if (length < 0) return this.#tensorId[slot] as string;
+    const base = slot * ID_UNITS;
+    return String.fromCharCode.apply(
+      null,
+      this.#idUnits.subarray(base, base + length) as unknown as number[],
+    );
+  }
+
   /** Turns a slot back into an event, frees the slot and hands the event on. */
   #release(slot: number): void {
     const timestamp = this.#timeOf(slot);
     const event: MemoryEvent = {
       kind: "memory",
       timestamp_ns: timestamp,
-      tensor_id: this.#tensorId[slot] as string,
+      tensor_id: this.#tensorIdOf(slot),
       span_id: this.#spanId[slot] as string,
       device: this.#device[slot] as string,
       bytes: this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number),

@@ -98,6 +98,7 @@ function cycleDepth(id: string, byId: Map<string, SpanRecord>): number {
 /** `start_ns + duration_ns`, saturating at 2^64 − 1. */
 export function spanEnd(span: SpanRecord): bigint {
   const end = u64ToBigInt(span.start_ns) + u64ToBigInt(span.duration_ns);
+  // biome-ignore lint/complexity/useMathMinMax: bigints; Math.min does not take them
   return end > U64_MAX ? U64_MAX : end;
 }
 

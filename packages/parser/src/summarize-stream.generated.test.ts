@@ -159,12 +159,14 @@ describe("summarizeStream on generated files", () => {
   it("equals the document analyses on a multi-chunk file with lines longer than a read", async () => {
     let text = HEADER;
     const long = "x".repeat(200_000); // longer than the 64 KiB file reads: held across several chunks
+    // Tensor ids past the window's inline id storage, some non-ASCII.
+    const tensor = (index: number) => (index % 10 === 0 ? `t${index}-${"é".repeat(30)}` : `t${index}`);
     for (let index = 0; index < 3000; index++) {
       const device = index % 3 === 0 ? "cuda:0" : "cpu";
       const time = index * 10 + (index % 7); // writer-shaped: nearly sorted, frees interleaved late
-      text += `{"kind":"memory","timestamp_ns":${time},"tensor_id":"t${index}","span_id":"s${1 + (index % 2)}","op_name":"${index % 50 === 0 ? long : "matmul"}","device":"${device}","bytes":${index * 7},"action":"alloc","dtype":"f32"}\n`;
+      text += `{"kind":"memory","timestamp_ns":${time},"tensor_id":"${tensor(index)}","span_id":"s${1 + (index % 2)}","op_name":"${index % 50 === 0 ? long : "matmul"}","device":"${device}","bytes":${index * 7},"action":"alloc","dtype":"f32"}\n`;
       if (index >= 3) {
-        text += `{"kind":"memory","timestamp_ns":${time + 1},"tensor_id":"t${index - 3}","span_id":"s1","device":"${device}","bytes":0,"action":"free","dtype":"f32"}\n`;
+        text += `{"kind":"memory","timestamp_ns":${time + 1},"tensor_id":"${tensor(index - 3)}","span_id":"s1","device":"${device}","bytes":0,"action":"free","dtype":"f32"}\n`;
       }
       if (index % 500 === 0) {
         text += `{"kind":"device_memory","timestamp_ns":${time},"device":"cpu","used_bytes":${index},"free_bytes":1000}\n`;
