@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dtypeSizeBytes, isKnownDtype, trimUnicodeWhiteSpace } from "./dtype-size.js";
+import { dtypeSizeBytes, isKnownDtype } from "./dtype-size.js";
 
 describe("dtypeSizeBytes (spec §15.1)", () => {
   it.each([
@@ -47,10 +47,9 @@ describe("dtypeSizeBytes (spec §15.1)", () => {
     expect(dtypeSizeBytes("\u200bf32")).toBeUndefined();
   });
 
-  it("trimUnicodeWhiteSpace differs from String.prototype.trim on U+0085 and U+FEFF", () => {
-    expect(trimUnicodeWhiteSpace("\u0085x\u0085")).toBe("x");
-    expect(trimUnicodeWhiteSpace("\ufeffx")).toBe("\ufeffx");
-    expect(trimUnicodeWhiteSpace("  ")).toBe("");
-    expect(trimUnicodeWhiteSpace("abc")).toBe("abc");
+  it("trims like the line reader, not like String.prototype.trim (U+0085 trimmed, U+FEFF kept)", () => {
+    expect(dtypeSizeBytes("\u0085f32\u0085")).toBe(4);
+    expect(dtypeSizeBytes("\ufefff32")).toBeUndefined();
+    expect(dtypeSizeBytes("\u3000bf16\u2029")).toBe(2);
   });
 });

@@ -1,30 +1,6 @@
-// Element size by dtype label (spec §15.1).
-
-/** Unicode White_Space (spec §4.2): unlike String.prototype.trim, U+0085 is trimmed and U+FEFF is not. */
-function isUnicodeWhiteSpace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  if (code < 0x85) return false;
-  return (
-    code === 0x85 ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000
-  );
-}
-
-/** Trims the spec §4.2 White_Space set at both ends (the same set the line reader uses). */
-export function trimUnicodeWhiteSpace(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isUnicodeWhiteSpace(text.charCodeAt(start))) start++;
-  while (end > start && isUnicodeWhiteSpace(text.charCodeAt(end - 1))) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
-}
+// Element size by dtype label (spec §15.1). Labels are trimmed with the line reader's White_Space
+// set (spec §4.2: U+0085 trimmed, U+FEFF kept), which @cg/schema owns.
+import { trimTraceLine } from "@cg/schema";
 
 /** Lower-cases A–Z only; every other character (full-width letters, Kelvin sign, …) is kept. */
 function asciiLowerCase(text: string): string {
@@ -69,7 +45,7 @@ function sizeOfCanonicalLabel(label: string): number | undefined {
 export function dtypeSizeBytes(label: string): number | undefined {
   const direct = sizeOfCanonicalLabel(label);
   if (direct !== undefined) return direct;
-  return sizeOfCanonicalLabel(asciiLowerCase(trimUnicodeWhiteSpace(label)));
+  return sizeOfCanonicalLabel(asciiLowerCase(trimTraceLine(label)));
 }
 
 /** True when {@link dtypeSizeBytes} knows the label. */

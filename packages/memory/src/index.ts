@@ -1,6 +1,6 @@
 export { type AnalyzeMemoryInput, type AnalyzeMemoryOptions, analyzeMemory } from "./analyze-memory.js";
 export { categoryForStep } from "./category-for-step.js";
-export { dtypeSizeBytes, isKnownDtype, trimUnicodeWhiteSpace } from "./dtype-size.js";
+export { dtypeSizeBytes, isKnownDtype } from "./dtype-size.js";
 export type {
   CategoryBytes,
   DeviceMemorySummary,
