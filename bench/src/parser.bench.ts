@@ -212,8 +212,16 @@ async function timedChild(name: ContenderName, path: string, warmUpPath: string)
   const run = contenders[name];
   await run(warmUpPath);
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   const checksum = await run(path);
-  console.log(JSON.stringify({ seconds: (performance.now() - start) / 1000, checksum }));
+  const cpu = process.cpuUsage(cpuStart);
+  console.log(
+    JSON.stringify({
+      seconds: (performance.now() - start) / 1000,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      checksum,
+    }),
+  );
 }
 
 function runChild(env: Record<string, string>): string {
@@ -238,6 +246,7 @@ async function throughput(path: string, warmUpPath: string, bytes: number) {
   const rounds = Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 5);
   const names = Object.keys(contenders) as ContenderName[];
   const seconds = new Map<ContenderName, number[]>(names.map((name) => [name, []]));
+  const cpuSeconds = new Map<ContenderName, number[]>(names.map((name) => [name, []]));
   const checksums = new Map<ContenderName, number>();
   for (let round = 0; round < rounds; round++) {
     for (let offset = 0; offset < names.length; offset++) {
@@ -248,8 +257,9 @@ async function throughput(path: string, warmUpPath: string, bytes: number) {
           CG_PARSER_BENCH_FILE: path,
           CG_PARSER_BENCH_WARMUP: warmUpPath,
         }),
-      ) as { seconds: number; checksum: number };
+      ) as { seconds: number; cpuSeconds: number; checksum: number };
       seconds.get(name)?.push(result.seconds);
+      cpuSeconds.get(name)?.push(result.cpuSeconds);
       checksums.set(name, result.checksum);
     }
   }
