@@ -15,6 +15,7 @@ import type { ProfileRunFields } from "./profile-run.js";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import { deviceMemoryLine } from "./serialize/device-memory-line.js";
 import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
+import { putOpLine, putSpanEndLine, putSpanStartLine } from "./serialize/line-bytes.js";
 import { memoryLine } from "./serialize/memory-line.js";
 import { opLine } from "./serialize/op-line.js";
 import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
@@ -24,7 +25,7 @@ import { SpanGuard, type SpanOwner } from "./span-guard.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";
 import type { SpanOptions, TraceRecorder } from "./trace-recorder.js";
 import { TraceSessionError } from "./trace-session-error.js";
-import type { TraceSink } from "./trace-sink.js";
+import { asLineBufferSink, type LineBufferSink, type TraceSink } from "./trace-sink.js";
 import { TraceWriteError } from "./trace-write-error.js";
 import { metaEvent, validateRun } from "./validate-run.js";
 
@@ -59,6 +60,7 @@ export interface TraceSessionOptions {
 const OPEN = 0;
 const NAME_CACHE_LIMIT = 4096;
 const FINISHED = 1;
+const FUNCTION_KIND_JSON = '"function"';
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -87,6 +89,8 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   /** Guards begun with `begin*`, in begin order; ended ones are removed wherever they are. */
   readonly #stack: SpanGuard[] = [];
   readonly #nameJson = new Map<string, string>();
+  /** The sink's byte buffer access when it offers one (lines then skip the string stage). */
+  readonly #lines: LineBufferSink | undefined;
   #spanCounter = 1;
   #gradientCounter = 0;
   #openSpans = 0;
@@ -102,6 +106,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   constructor(run: ProfileRunFields, sink: S, options: TraceSessionOptions = {}) {
     validateRun(run);
     this.sink = sink;
+    this.#lines = asLineBufferSink(sink);
     this.run = run;
     this.#onError = options.onError;
     this.#zeroOpTimestampMeansNow = options.zeroOpTimestampMeansNow === true;
@@ -262,7 +267,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
       if (this.#nameJson.size >= NAME_CACHE_LIMIT) this.#nameJson.clear();
       this.#nameJson.set(name, nameJson);
     }
-    const kindJson = enumText(kindValue, SPAN_KINDS, "kind");
+    const kindJson = kindValue === "function" ? FUNCTION_KIND_JSON : enumText(kindValue, SPAN_KINDS, "kind");
     const stepJson = step === undefined ? undefined : enumText(step, EXECUTION_STEPS, "step");
     const startReading = this.#clock.now();
     const context = this.#activeContexts === 0 ? undefined : this.#context.get();
@@ -279,6 +284,27 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     );
     if (!contextual) this.#stack.push(guard);
     this.#openSpans++;
+    const lines = this.#lines;
+    if (lines !== undefined && this.#failure === undefined) {
+      const bytes = lines.lineBuffer();
+      if (bytes !== undefined) {
+        const end = putSpanStartLine(
+          bytes,
+          lines.lineOffset,
+          id,
+          parent.id,
+          nameJson,
+          startReading,
+          kindJson,
+          measured,
+          stepJson,
+        );
+        if (end >= 0) {
+          lines.commitLine(end);
+          return guard;
+        }
+      }
+    }
     this.#emit(spanStartLine(id, parent.id, nameJson, startReading, kindJson, measured, stepJson));
     return guard;
   }
@@ -293,13 +319,52 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
       else stack.splice(stack.lastIndexOf(span), 1);
     }
     // After finish the file is closed; an end then has nowhere to go (the trace already shows it open).
-    if (this.#state === OPEN) this.#emit(spanEndLine(span.id, duration > 0 ? duration : 0));
+    if (this.#state !== OPEN) return;
+    const durationNs = duration > 0 ? duration : 0;
+    const lines = this.#lines;
+    if (lines !== undefined && this.#failure === undefined) {
+      const bytes = lines.lineBuffer();
+      if (bytes !== undefined) {
+        const end = putSpanEndLine(bytes, lines.lineOffset, span.id, durationNs);
+        if (end >= 0) {
+          lines.commitLine(end);
+          return;
+        }
+      }
+    }
+    this.#emit(spanEndLine(span.id, durationNs));
   }
 
   // ---- records -----------------------------------------------------------------------------------
 
   recordOp(span: SpanRef, record: OpRecord): void {
     this.#assertOpen();
+    // Fast path: the line encoded straight into the sink's buffer. It bails out (-1) on anything
+    // uncommon, invalid or too long, and the string serializer below then validates and writes.
+    const lines = this.#lines;
+    if (lines !== undefined && this.#failure === undefined) {
+      const spanId =
+        typeof span === "string"
+          ? span
+          : span instanceof SpanGuard && span.owner === this
+            ? span.id
+            : undefined;
+      const bytes = spanId === undefined ? undefined : lines.lineBuffer();
+      if (bytes !== undefined) {
+        const end = putOpLine(
+          bytes,
+          lines.lineOffset,
+          spanId as string,
+          record,
+          this.#zeroOpTimestampMeansNow,
+          this.#now,
+        );
+        if (end >= 0) {
+          lines.commitLine(end);
+          return;
+        }
+      }
+    }
     const spanId = this.#spanIdJson(span);
     const effective =
       this.#zeroOpTimestampMeansNow && record?.timestampNs === 0

@@ -11,3 +11,23 @@ export interface TraceSink {
   /** Flushes and releases the sink. Called once, by `finish`. */
   close(): void;
 }
+
+/**
+ * @internal A sink whose lines can be encoded straight into its byte buffer (the session's fast
+ * path for op and span lines). The session writes one line at `lineOffset`, at most up to the end
+ * of `lineBuffer()`, and then calls `commitLine(end)`; bytes written but not committed are ignored.
+ */
+export interface LineBufferSink {
+  /** The buffer for the next line, or undefined when lines must go through `append`. */
+  lineBuffer(): Uint8Array | undefined;
+  readonly lineOffset: number;
+  commitLine(end: number): void;
+}
+
+/** @internal */
+export function asLineBufferSink(sink: TraceSink): LineBufferSink | undefined {
+  const candidate = sink as Partial<LineBufferSink>;
+  return typeof candidate.lineBuffer === "function" && typeof candidate.commitLine === "function"
+    ? (candidate as LineBufferSink)
+    : undefined;
+}

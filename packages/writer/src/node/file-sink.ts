@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import type { TraceSink } from "../trace-sink.js";
+import type { LineBufferSink, TraceSink } from "../trace-sink.js";
 import { TraceWriteError } from "../trace-write-error.js";
 import { registerForExitFlush, unregisterFromExitFlush } from "./exit-flush.js";
 
@@ -27,7 +27,7 @@ const utf8Write = (Buffer.prototype as unknown as { utf8Write?: (text: string, o
  * first failed write it drops everything (a half-written buffer must not be followed by more lines)
  * and rethrows nothing further.
  */
-export class FileSink implements TraceSink {
+export class FileSink implements TraceSink, LineBufferSink {
   readonly location: string;
   readonly #bytes: Buffer | undefined;
   #fd: number;
@@ -78,6 +78,21 @@ export class FileSink implements TraceSink {
     }
     this.#offset +=
       utf8Write === undefined ? bytes.write(line, this.#offset) : utf8Write.call(bytes, line, this.#offset);
+  }
+
+  /** @internal The byte buffer for the session's direct line encoding (buffered mode only). */
+  lineBuffer(): Uint8Array | undefined {
+    return this.#broken || this.#closed ? undefined : this.#bytes;
+  }
+
+  /** @internal Where the next line starts in `lineBuffer()`. */
+  get lineOffset(): number {
+    return this.#offset;
+  }
+
+  /** @internal Takes the line written at `lineOffset` up to `end` into the buffer. */
+  commitLine(end: number): void {
+    this.#offset = end;
   }
 
   flush(): void {

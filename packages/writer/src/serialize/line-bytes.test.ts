@@ -1,0 +1,273 @@
+// The byte fast path must write exactly the schema encoders' bytes whenever it writes at all, bail
+// out (-1) on everything it does not cover, and never store a byte before its start offset.
+import { resolveStorageBytes } from "@cg/memory";
+import {
+  EXECUTION_STEPS,
+  encodeJsonString,
+  encodeOpEvent,
+  encodeSpanEndEvent,
+  encodeSpanStartEvent,
+  SPAN_KINDS,
+  type U64,
+  U64_MAX,
+} from "@cg/schema";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { OpRecord } from "../record-inputs.js";
+import { FIXED_RESERVE, putDigits, putOpLine, putSpanEndLine, putSpanStartLine } from "./line-bytes.js";
+import { opLine } from "./op-line.js";
+
+// Strings of every kind: plain ASCII labels (the fast path), escapes, control characters, DEL,
+// non-ASCII, lone surrogates, and arbitrary UTF-16.
+const asciiLabel = fc.stringMatching(/^[ !#-[\]-~]{0,12}$/);
+const text = fc.oneof(
+  asciiLabel,
+  fc.constantFrom("f32", "bf16", "cuda:0", "", 'a"b', "a\\b", "tab\there", "nl\n", "\u007f", "é", "\u2028"),
+  fc.constantFrom("x\ud800y", "\udc00", "😀", "\u0000"),
+  fc.string(),
+  fc.string({ unit: "binary" }),
+);
+const u64 = fc.oneof(
+  fc.nat(),
+  fc.maxSafeNat(),
+  fc.bigInt({ min: 0n, max: U64_MAX }),
+  fc.constantFrom<U64>(0, 1e9, 1e9 - 1, 1e9 + 1, Number.MAX_SAFE_INTEGER, U64_MAX, 9007199254740993n),
+);
+const badU64 = fc.constantFrom<unknown>(-1, 1.5, Number.NaN, Infinity, -1n, U64_MAX + 1n, "5", null, -0);
+const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+const shape = fc.array(fc.oneof(fc.nat({ max: 4096 }), u64), { maxLength: 4 });
+
+const opRecord = (strings: fc.Arbitrary<string>) =>
+  fc.record({
+    opName: strings,
+    inputs: maybe(fc.array(strings, { maxLength: 3 })),
+    output: maybe(strings),
+    shape: maybe(shape),
+    dtype: strings,
+    device: strings,
+    durationNs: u64,
+    timestampNs: maybe(u64),
+    storageBytes: maybe(u64),
+    inputStorageBytes: maybe(u64),
+  });
+
+function expectedOp(spanId: string, record: OpRecord, now: number): string {
+  return `${encodeOpEvent({
+    kind: "op",
+    span_id: spanId,
+    op_name: record.opName,
+    inputs: record.inputs ?? [],
+    shape: record.shape ?? [],
+    dtype: record.dtype,
+    device: record.device,
+    duration_ns: record.durationNs,
+    timestamp_ns: record.timestampNs ?? now,
+    storage_bytes: resolveStorageBytes(record.storageBytes, record.shape ?? [], record.dtype),
+    input_storage_bytes: record.inputStorageBytes ?? 0,
+    ...(record.output === undefined ? {} : { output: record.output }),
+  })}\n`;
+}
+
+const FILL = 0xaa;
+
+function freshBuffer(size = 8192): Buffer {
+  return Buffer.alloc(size, FILL);
+}
+
+describe("putOpLine", () => {
+  it("writes the schema encoder's bytes or bails out, for any strings and u64 values", () => {
+    fc.assert(
+      fc.property(text, opRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
+        const bytes = freshBuffer();
+        const end = putOpLine(bytes, start, spanId, record, false, () => 31337);
+        // Nothing before the start offset is touched, whatever happens.
+        expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
+        if (end < 0) return;
+        expect(bytes.toString("utf8", start, end)).toBe(expectedOp(spanId, record, 31337));
+        expect(bytes.toString("utf8", start, end)).toBe(
+          opLine(encodeJsonString(spanId), record, () => 31337),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("takes the fast path for printable-ASCII records", () => {
+    fc.assert(
+      fc.property(asciiLabel, opRecord(asciiLabel), (spanId, record) => {
+        const bytes = freshBuffer();
+        const end = putOpLine(bytes, 0, spanId, record, false, () => 7);
+        expect(end).toBeGreaterThan(0);
+        expect(bytes.toString("latin1", 0, end)).toBe(expectedOp(spanId, record, 7));
+      }),
+    );
+  });
+
+  it("bails out on values needing escapes, non-ASCII, lone surrogates and invalid values", () => {
+    const valid: OpRecord = { opName: "matmul", shape: [2, 3], dtype: "f32", device: "cpu", durationNs: 5 };
+    const bytes = freshBuffer();
+    expect(putOpLine(bytes, 0, "s2", valid, false, () => 1)).toBeGreaterThan(0);
+    for (const bad of ['a"b', "a\\b", "\n", "\u0000", "é", "\u2028", "x\ud800", "😀", 5, undefined, null]) {
+      for (const field of ["opName", "dtype", "device", "output"] as const) {
+        if (field === "output" && bad === undefined) continue;
+        expect(putOpLine(bytes, 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(-1);
+      }
+      expect(putOpLine(bytes, 0, "s2", { ...valid, inputs: ["x", bad] } as OpRecord, false, () => 1)).toBe(
+        -1,
+      );
+      if (typeof bad === "string") expect(putOpLine(bytes, 0, bad, valid, false, () => 1)).toBe(-1);
+    }
+    fc.assert(
+      fc.property(
+        badU64,
+        fc.constantFrom("durationNs", "timestampNs", "storageBytes", "inputStorageBytes"),
+        (bad, field) => {
+          if (Object.is(bad, -0)) return; // -0 is a valid 0 for the string path as well
+          expect(putOpLine(bytes, 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(-1);
+          expect(putOpLine(bytes, 0, "s2", { ...valid, shape: [1, bad] } as OpRecord, false, () => 1)).toBe(
+            -1,
+          );
+        },
+      ),
+    );
+    for (const record of [null, undefined, 5, "op"]) {
+      expect(putOpLine(bytes, 0, "s2", record as unknown as OpRecord, false, () => 1)).toBe(-1);
+    }
+    expect(putOpLine(bytes, 0, "s2", { ...valid, shape: "2x3" } as unknown as OpRecord, false, () => 1)).toBe(
+      -1,
+    );
+    expect(putOpLine(bytes, 0, "s2", { ...valid, inputs: "x" } as unknown as OpRecord, false, () => 1)).toBe(
+      -1,
+    );
+    // A clock reading that is not a safe non-negative integer goes to the string path.
+    for (const reading of [1.5, -1, Number.NaN]) {
+      expect(putOpLine(bytes, 0, "s2", valid, false, () => reading)).toBe(-1);
+    }
+  });
+
+  it("treats timestamp 0 as now only in reference mode", () => {
+    const record: OpRecord = { opName: "add", dtype: "f32", device: "cpu", durationNs: 1, timestampNs: 0 };
+    const bytes = freshBuffer();
+    const kept = putOpLine(bytes, 0, "s2", record, false, () => 99);
+    expect(bytes.toString("latin1", 0, kept)).toContain('"timestamp_ns":0,');
+    const now = putOpLine(bytes, 0, "s2", record, true, () => 99);
+    expect(bytes.toString("latin1", 0, now)).toContain('"timestamp_ns":99,');
+  });
+
+  it("bails out instead of running past the buffer", () => {
+    const long = "x".repeat(300);
+    const record: OpRecord = {
+      opName: long,
+      inputs: [long, long],
+      dtype: "f32",
+      device: "cpu",
+      durationNs: 1,
+    };
+    const size = 2000;
+    const bytes = freshBuffer(size);
+    const length = expectedOp("s2", record, 1).length;
+    let fitted = 0;
+    for (let start = 0; start < size; start += 7) {
+      const end = putOpLine(bytes, start, "s2", record, false, () => 1);
+      if (end >= 0) {
+        fitted++;
+        expect(end).toBeLessThanOrEqual(size);
+        expect(bytes.toString("latin1", start, end)).toBe(expectedOp("s2", record, 1));
+      } else {
+        expect(start + length).toBeGreaterThan(size - FIXED_RESERVE);
+      }
+    }
+    expect(fitted).toBeGreaterThan(0);
+    expect(putOpLine(freshBuffer(100), 0, "s2", record, false, () => 1)).toBe(-1);
+  });
+});
+
+describe("putSpanStartLine / putSpanEndLine", () => {
+  it("write the schema encoder's bytes or bail out", () => {
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.nat(),
+        text,
+        fc.oneof(fc.maxSafeNat(), fc.constantFrom(0, 1e9, 1.5, -1)),
+        fc.constantFrom(...SPAN_KINDS),
+        fc.boolean(),
+        maybe(fc.constantFrom(...EXECUTION_STEPS)),
+        fc.nat({ max: 4096 }),
+        (id, parent, name, start, kind, measured, step, offset) => {
+          const bytes = freshBuffer();
+          const end = putSpanStartLine(
+            bytes,
+            offset,
+            `s${id}`,
+            `s${parent}`,
+            encodeJsonString(name),
+            start,
+            `"${kind}"`,
+            measured,
+            step === undefined ? undefined : `"${step}"`,
+          );
+          expect(bytes.subarray(0, offset).every((byte) => byte === FILL)).toBe(true);
+          if (end >= 0) {
+            const event = {
+              kind: "span_start" as const,
+              id: `s${id}`,
+              parent_id: `s${parent}`,
+              name,
+              start_ns: start,
+              span_kind: kind,
+              measured,
+              ...(step === undefined ? {} : { step }),
+            };
+            expect(bytes.toString("utf8", offset, end)).toBe(`${encodeSpanStartEvent(event)}\n`);
+          } else {
+            expect(
+              /^[\x20-\x7e]*$/.test(encodeJsonString(name)) && Number.isSafeInteger(start) && start >= 0,
+            ).toBe(false);
+          }
+          const endEnd = putSpanEndLine(bytes, offset, `s${id}`, start);
+          if (Number.isSafeInteger(start) && start >= 0) {
+            expect(bytes.toString("latin1", offset, endEnd)).toBe(
+              `${encodeSpanEndEvent({ kind: "span_end", id: `s${id}`, duration_ns: start })}\n`,
+            );
+          } else {
+            expect(endEnd).toBe(-1);
+          }
+        },
+      ),
+    );
+  });
+
+  it("escaped names with only ASCII escapes still take the fast path", () => {
+    const bytes = freshBuffer();
+    const name = encodeJsonString('say "hi"\n\u0001');
+    const end = putSpanStartLine(bytes, 0, "s2", "s1", name, 5, '"module"', true, '"forward"');
+    expect(bytes.toString("latin1", 0, end)).toBe(
+      `${encodeSpanStartEvent({ kind: "span_start", id: "s2", parent_id: "s1", name: 'say "hi"\n\u0001', start_ns: 5, span_kind: "module", measured: true, step: "forward" })}\n`,
+    );
+  });
+});
+
+describe("putDigits", () => {
+  it("equals String(n) for safe non-negative integers", () => {
+    const bytes = freshBuffer(64);
+    const check = (value: number) => {
+      const end = putDigits(bytes, 3, value);
+      expect(bytes.toString("latin1", 3, end)).toBe(String(value));
+    };
+    for (let power = 1; power <= 1e15; power *= 10) {
+      check(power - 1);
+      check(power);
+      check(power + 1);
+    }
+    check(Number.MAX_SAFE_INTEGER);
+    check(2 ** 31);
+    check(2 ** 32 + 7);
+    fc.assert(fc.property(fc.maxSafeNat(), (value) => check(value)));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 9007199 }), fc.integer({ min: -3, max: 3 }), (high, delta) =>
+        check(high * 1e9 + delta),
+      ),
+    );
+  });
+});
