@@ -76,6 +76,13 @@ describe("readTraceEvents sources", () => {
     expect(closed).toBe(true);
   });
 
+  it("answers next() calls made without waiting in order", async () => {
+    const iterator = readTraceEvents(join(fixturesDir, "valid/golden-train.jsonl"));
+    const results = await Promise.all([iterator.next(), iterator.next(), iterator.next()]);
+    expect(results.map((result) => !result.done && result.value.index)).toEqual([0, 1, 2]);
+    await iterator.return(undefined);
+  });
+
   it("delivers the events before a defect, then throws it", async () => {
     const lines = goldenText.trimEnd().split("\n");
     const text = `${lines.slice(0, 5).join("\n")}\n{"kind":"op"}\n${lines.slice(5).join("\n")}\n`;

@@ -118,6 +118,8 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
   #records: (TraceEventRecord | undefined)[] = [];
   #position = 0;
   #error: { value: unknown } | undefined;
+  /** The read in flight; a `next()` called before it settles waits for it (calls stay in order). */
+  #reading: Promise<unknown> | undefined;
   #done = false;
 
   constructor(source: TraceSource, options: ReadOptions) {
@@ -134,7 +136,14 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
       records[this.#position++] = undefined;
       return Promise.resolve({ value, done: false });
     }
-    return this.#refill();
+    if (this.#reading !== undefined) return this.#reading.then(() => this.next());
+    const reading = this.#refill();
+    this.#reading = reading;
+    const settle = () => {
+      if (this.#reading === reading) this.#reading = undefined;
+    };
+    reading.then(settle, settle);
+    return reading;
   }
 
   async #refill(): Promise<IteratorResult<TraceEventRecord, void>> {
