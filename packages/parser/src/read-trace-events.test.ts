@@ -76,6 +76,15 @@ describe("readTraceEvents sources", () => {
     expect(closed).toBe(true);
   });
 
+  it("closes like a native async generator through Symbol.asyncDispose, where it exists", async () => {
+    const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+    if (asyncDispose === undefined) return;
+    const iterator = readTraceEvents(join(fixturesDir, "valid/golden-train.jsonl"));
+    expect((await iterator.next()).done).toBe(false);
+    await (iterator as unknown as Record<symbol, () => Promise<void>>)[asyncDispose]?.();
+    expect((await iterator.next()).done).toBe(true);
+  });
+
   it("answers next() calls made without waiting in order", async () => {
     const iterator = readTraceEvents(join(fixturesDir, "valid/golden-train.jsonl"));
     const results = await Promise.all([iterator.next(), iterator.next(), iterator.next()]);

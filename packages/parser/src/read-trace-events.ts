@@ -189,6 +189,20 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
   [Symbol.asyncIterator](): this {
     return this;
   }
+
+  static {
+    // `await using` support where the runtime has it, as native async generators have on newer runtimes.
+    const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+    if (typeof asyncDispose === "symbol") {
+      Object.defineProperty(TraceEventIterator.prototype, asyncDispose, {
+        value(this: TraceEventIterator): Promise<void> {
+          return this.return().then(() => undefined);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
 }
 
 /**
