@@ -1,7 +1,9 @@
 // Child process for the kill and exit tests. Usage:
 //   capture-child <path> <durability> <mode> <events>
 // mode `pause`: record <events> events (nested spans left open), print "READY <lines>", then wait to be killed.
-// mode `stream`: record events forever, printing "GO" once the first thousand are recorded.
+// mode `stream`: record events until killed, printing "GO" once the first thousand are recorded.
+// Every mode ends by itself after a bounded time or volume, so a child that outlives its test (its
+// parent killed first) can never fill a disk.
 // mode `exit`: record <events> events and exit without finish (tests the exit flush).
 import { ProfileRun, TraceSession } from "../src/index.js";
 
@@ -37,11 +39,18 @@ function recordOne(index: number): void {
   }
 }
 
+const MAX_STREAM_EVENTS = 2_000_000;
+const MAX_LIFETIME_MS = 60_000;
+const startedAt = Date.now();
+
 if (mode === "stream") {
   let index = 0;
   for (; index < 1000; index++) recordOne(index);
   process.stdout.write("GO\n");
-  for (;;) recordOne(index++);
+  while (index < MAX_STREAM_EVENTS && (index % 1000 !== 0 || Date.now() - startedAt < MAX_LIFETIME_MS)) {
+    recordOne(index++);
+  }
+  process.exit(4);
 } else {
   for (let index = 0; index < events; index++) recordOne(index);
   if (mode === "exit") {
@@ -50,5 +59,5 @@ if (mode === "stream") {
     process.exit(0);
   }
   process.stdout.write(`READY ${lines}\n`);
-  setInterval(() => {}, 1000);
+  setTimeout(() => process.exit(4), MAX_LIFETIME_MS);
 }

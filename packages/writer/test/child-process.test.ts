@@ -5,14 +5,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTrace } from "./support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageRoot = resolve(here, "..");
 const childScript = join(here, "capture-child.ts");
-const tsxCli = createRequire(import.meta.url).resolve("tsx/cli");
+// tsx as a loader inside one node process: the `tsx` command would run the script in a second,
+// grandchild process that a SIGKILL of the child does not reach.
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 let workDir = "";
 
 beforeAll(() => {
@@ -34,7 +36,7 @@ afterAll(() => {
 });
 
 function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, [tsxCli, childScript, ...args], {
+  const child = spawn(process.execPath, ["--import", tsxLoader, childScript, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
