@@ -286,10 +286,10 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     this.#openSpans++;
     const lines = this.#lines;
     if (lines !== undefined && this.#failure === undefined) {
-      const bytes = lines.lineBuffer();
-      if (bytes !== undefined) {
+      const target = lines.lineBuffer();
+      if (target !== undefined) {
         const end = putSpanStartLine(
-          bytes,
+          target,
           lines.lineOffset,
           id,
           parent.id,
@@ -323,9 +323,9 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     const durationNs = duration > 0 ? duration : 0;
     const lines = this.#lines;
     if (lines !== undefined && this.#failure === undefined) {
-      const bytes = lines.lineBuffer();
-      if (bytes !== undefined) {
-        const end = putSpanEndLine(bytes, lines.lineOffset, span.id, durationNs);
+      const target = lines.lineBuffer();
+      if (target !== undefined) {
+        const end = putSpanEndLine(target, lines.lineOffset, span.id, durationNs);
         if (end >= 0) {
           lines.commitLine(end);
           return;
@@ -349,10 +349,10 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
           : span instanceof SpanGuard && span.owner === this
             ? span.id
             : undefined;
-      const bytes = spanId === undefined ? undefined : lines.lineBuffer();
-      if (bytes !== undefined) {
+      const target = spanId === undefined ? undefined : lines.lineBuffer();
+      if (target !== undefined) {
         const end = putOpLine(
-          bytes,
+          target,
           lines.lineOffset,
           spanId as string,
           record,

@@ -12,6 +12,8 @@ export interface TraceSink {
   close(): void;
 }
 
+import type { LineTarget } from "./serialize/line-bytes.js";
+
 /**
  * @internal A sink whose lines can be encoded straight into its byte buffer (the session's fast
  * path for op and span lines). The session writes one line at `lineOffset`, at most up to the end
@@ -19,7 +21,7 @@ export interface TraceSink {
  */
 export interface LineBufferSink {
   /** The buffer for the next line, or undefined when lines must go through `append`. */
-  lineBuffer(): Uint8Array | undefined;
+  lineBuffer(): LineTarget | undefined;
   readonly lineOffset: number;
   commitLine(end: number): void;
 }

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { type LineTarget, lineTarget } from "../serialize/line-bytes.js";
 import type { LineBufferSink, TraceSink } from "../trace-sink.js";
 import { TraceWriteError } from "../trace-write-error.js";
 import { registerForExitFlush, unregisterFromExitFlush } from "./exit-flush.js";
@@ -30,6 +31,7 @@ const utf8Write = (Buffer.prototype as unknown as { utf8Write?: (text: string, o
 export class FileSink implements TraceSink, LineBufferSink {
   readonly location: string;
   readonly #bytes: Buffer | undefined;
+  readonly #target: LineTarget | undefined;
   #fd: number;
   #offset = 0;
   #broken = false;
@@ -48,6 +50,7 @@ export class FileSink implements TraceSink, LineBufferSink {
     // Lines are encoded straight into one reused byte buffer: no large string rope to keep alive
     // between writes, and no allocation per flush.
     this.#bytes = durability === "line" || size === 0 ? undefined : Buffer.allocUnsafe(size);
+    this.#target = this.#bytes === undefined ? undefined : lineTarget(this.#bytes);
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (error) {
@@ -81,8 +84,8 @@ export class FileSink implements TraceSink, LineBufferSink {
   }
 
   /** @internal The byte buffer for the session's direct line encoding (buffered mode only). */
-  lineBuffer(): Uint8Array | undefined {
-    return this.#broken || this.#closed ? undefined : this.#bytes;
+  lineBuffer(): LineTarget | undefined {
+    return this.#broken || this.#closed ? undefined : this.#target;
   }
 
   /** @internal Where the next line starts in `lineBuffer()`. */

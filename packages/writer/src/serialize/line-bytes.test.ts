@@ -14,7 +14,15 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { OpRecord } from "../record-inputs.js";
-import { FIXED_RESERVE, putDigits, putOpLine, putSpanEndLine, putSpanStartLine } from "./line-bytes.js";
+import {
+  FIXED_RESERVE,
+  type LineTarget,
+  lineTarget,
+  putDigits,
+  putOpLine,
+  putSpanEndLine,
+  putSpanStartLine,
+} from "./line-bytes.js";
 import { opLine } from "./op-line.js";
 
 // Strings of every kind: plain ASCII labels (the fast path), escapes, control characters, DEL,
@@ -56,8 +64,8 @@ function expectedOp(spanId: string, record: OpRecord, now: number): string {
     kind: "op",
     span_id: spanId,
     op_name: record.opName,
-    inputs: record.inputs ?? [],
-    shape: record.shape ?? [],
+    inputs: [...(record.inputs ?? [])],
+    shape: [...(record.shape ?? [])],
     dtype: record.dtype,
     device: record.device,
     duration_ns: record.durationNs,
@@ -74,12 +82,24 @@ function freshBuffer(size = 8192): Buffer {
   return Buffer.alloc(size, FILL);
 }
 
+const targets = new WeakMap<Buffer, LineTarget>();
+
+/** The write target over `bytes` (one per buffer, as a sink keeps it). */
+function on(bytes: Buffer): LineTarget {
+  let target = targets.get(bytes);
+  if (target === undefined) {
+    target = lineTarget(bytes);
+    targets.set(bytes, target);
+  }
+  return target;
+}
+
 describe("putOpLine", () => {
   it("writes the schema encoder's bytes or bails out, for any strings and u64 values", () => {
     fc.assert(
       fc.property(text, opRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
         const bytes = freshBuffer();
-        const end = putOpLine(bytes, start, spanId, record, false, () => 31337);
+        const end = putOpLine(on(bytes), start, spanId, record, false, () => 31337);
         // Nothing before the start offset is touched, whatever happens.
         expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
         if (end < 0) return;
@@ -96,7 +116,7 @@ describe("putOpLine", () => {
     fc.assert(
       fc.property(asciiLabel, opRecord(asciiLabel), (spanId, record) => {
         const bytes = freshBuffer();
-        const end = putOpLine(bytes, 0, spanId, record, false, () => 7);
+        const end = putOpLine(on(bytes), 0, spanId, record, false, () => 7);
         expect(end).toBeGreaterThan(0);
         expect(bytes.toString("latin1", 0, end)).toBe(expectedOp(spanId, record, 7));
       }),
@@ -106,16 +126,18 @@ describe("putOpLine", () => {
   it("bails out on values needing escapes, non-ASCII, lone surrogates and invalid values", () => {
     const valid: OpRecord = { opName: "matmul", shape: [2, 3], dtype: "f32", device: "cpu", durationNs: 5 };
     const bytes = freshBuffer();
-    expect(putOpLine(bytes, 0, "s2", valid, false, () => 1)).toBeGreaterThan(0);
+    expect(putOpLine(on(bytes), 0, "s2", valid, false, () => 1)).toBeGreaterThan(0);
     for (const bad of ['a"b', "a\\b", "\n", "\u0000", "é", "\u2028", "x\ud800", "😀", 5, undefined, null]) {
       for (const field of ["opName", "dtype", "device", "output"] as const) {
         if (field === "output" && bad === undefined) continue;
-        expect(putOpLine(bytes, 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(-1);
+        expect(putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(
+          -1,
+        );
       }
-      expect(putOpLine(bytes, 0, "s2", { ...valid, inputs: ["x", bad] } as OpRecord, false, () => 1)).toBe(
-        -1,
-      );
-      if (typeof bad === "string") expect(putOpLine(bytes, 0, bad, valid, false, () => 1)).toBe(-1);
+      expect(
+        putOpLine(on(bytes), 0, "s2", { ...valid, inputs: ["x", bad] } as OpRecord, false, () => 1),
+      ).toBe(-1);
+      if (typeof bad === "string") expect(putOpLine(on(bytes), 0, bad, valid, false, () => 1)).toBe(-1);
     }
     fc.assert(
       fc.property(
@@ -123,34 +145,36 @@ describe("putOpLine", () => {
         fc.constantFrom("durationNs", "timestampNs", "storageBytes", "inputStorageBytes"),
         (bad, field) => {
           if (Object.is(bad, -0)) return; // -0 is a valid 0 for the string path as well
-          expect(putOpLine(bytes, 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(-1);
-          expect(putOpLine(bytes, 0, "s2", { ...valid, shape: [1, bad] } as OpRecord, false, () => 1)).toBe(
+          expect(putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(
             -1,
           );
+          expect(
+            putOpLine(on(bytes), 0, "s2", { ...valid, shape: [1, bad] } as OpRecord, false, () => 1),
+          ).toBe(-1);
         },
       ),
     );
     for (const record of [null, undefined, 5, "op"]) {
-      expect(putOpLine(bytes, 0, "s2", record as unknown as OpRecord, false, () => 1)).toBe(-1);
+      expect(putOpLine(on(bytes), 0, "s2", record as unknown as OpRecord, false, () => 1)).toBe(-1);
     }
-    expect(putOpLine(bytes, 0, "s2", { ...valid, shape: "2x3" } as unknown as OpRecord, false, () => 1)).toBe(
-      -1,
-    );
-    expect(putOpLine(bytes, 0, "s2", { ...valid, inputs: "x" } as unknown as OpRecord, false, () => 1)).toBe(
-      -1,
-    );
+    expect(
+      putOpLine(on(bytes), 0, "s2", { ...valid, shape: "2x3" } as unknown as OpRecord, false, () => 1),
+    ).toBe(-1);
+    expect(
+      putOpLine(on(bytes), 0, "s2", { ...valid, inputs: "x" } as unknown as OpRecord, false, () => 1),
+    ).toBe(-1);
     // A clock reading that is not a safe non-negative integer goes to the string path.
     for (const reading of [1.5, -1, Number.NaN]) {
-      expect(putOpLine(bytes, 0, "s2", valid, false, () => reading)).toBe(-1);
+      expect(putOpLine(on(bytes), 0, "s2", valid, false, () => reading)).toBe(-1);
     }
   });
 
   it("treats timestamp 0 as now only in reference mode", () => {
     const record: OpRecord = { opName: "add", dtype: "f32", device: "cpu", durationNs: 1, timestampNs: 0 };
     const bytes = freshBuffer();
-    const kept = putOpLine(bytes, 0, "s2", record, false, () => 99);
+    const kept = putOpLine(on(bytes), 0, "s2", record, false, () => 99);
     expect(bytes.toString("latin1", 0, kept)).toContain('"timestamp_ns":0,');
-    const now = putOpLine(bytes, 0, "s2", record, true, () => 99);
+    const now = putOpLine(on(bytes), 0, "s2", record, true, () => 99);
     expect(bytes.toString("latin1", 0, now)).toContain('"timestamp_ns":99,');
   });
 
@@ -168,7 +192,7 @@ describe("putOpLine", () => {
     const length = expectedOp("s2", record, 1).length;
     let fitted = 0;
     for (let start = 0; start < size; start += 7) {
-      const end = putOpLine(bytes, start, "s2", record, false, () => 1);
+      const end = putOpLine(on(bytes), start, "s2", record, false, () => 1);
       if (end >= 0) {
         fitted++;
         expect(end).toBeLessThanOrEqual(size);
@@ -178,7 +202,7 @@ describe("putOpLine", () => {
       }
     }
     expect(fitted).toBeGreaterThan(0);
-    expect(putOpLine(freshBuffer(100), 0, "s2", record, false, () => 1)).toBe(-1);
+    expect(putOpLine(on(freshBuffer(100)), 0, "s2", record, false, () => 1)).toBe(-1);
   });
 });
 
@@ -197,7 +221,7 @@ describe("putSpanStartLine / putSpanEndLine", () => {
         (id, parent, name, start, kind, measured, step, offset) => {
           const bytes = freshBuffer();
           const end = putSpanStartLine(
-            bytes,
+            on(bytes),
             offset,
             `s${id}`,
             `s${parent}`,
@@ -225,7 +249,7 @@ describe("putSpanStartLine / putSpanEndLine", () => {
               /^[\x20-\x7e]*$/.test(encodeJsonString(name)) && Number.isSafeInteger(start) && start >= 0,
             ).toBe(false);
           }
-          const endEnd = putSpanEndLine(bytes, offset, `s${id}`, start);
+          const endEnd = putSpanEndLine(on(bytes), offset, `s${id}`, start);
           if (Number.isSafeInteger(start) && start >= 0) {
             expect(bytes.toString("latin1", offset, endEnd)).toBe(
               `${encodeSpanEndEvent({ kind: "span_end", id: `s${id}`, duration_ns: start })}\n`,
@@ -241,7 +265,7 @@ describe("putSpanStartLine / putSpanEndLine", () => {
   it("escaped names with only ASCII escapes still take the fast path", () => {
     const bytes = freshBuffer();
     const name = encodeJsonString('say "hi"\n\u0001');
-    const end = putSpanStartLine(bytes, 0, "s2", "s1", name, 5, '"module"', true, '"forward"');
+    const end = putSpanStartLine(on(bytes), 0, "s2", "s1", name, 5, '"module"', true, '"forward"');
     expect(bytes.toString("latin1", 0, end)).toBe(
       `${encodeSpanStartEvent({ kind: "span_start", id: "s2", parent_id: "s1", name: 'say "hi"\n\u0001', start_ns: 5, span_kind: "module", measured: true, step: "forward" })}\n`,
     );

@@ -9,9 +9,11 @@
 // A writer only stores bytes past the sink's committed offset, so a bail-out leaves nothing
 // behind: the caller commits the returned end offset, or nothing.
 //
-// Space: `limit` is the buffer length minus FIXED_RESERVE. Constant key fragments and integers are
-// written unchecked; every variable-length piece (a string, an array element) checks `pos` against
-// `limit` first, so whatever follows a check (constants plus at most a few integers) always fits.
+// Space: `limit` is the buffer length minus FIXED_RESERVE. A writer checks `pos` against `limit`
+// before its first byte, and every variable-length piece (a string, an array element) checks again;
+// constant key fragments and integers are written unchecked, since whatever follows a check
+// (constants plus at most a few integers) always fits. (Constant fragments go through a DataView,
+// which throws past its end, so the checks are what keeps a writer in bounds.)
 import { storageBytes } from "@cg/memory";
 import { U64_MAX } from "@cg/schema";
 import type { OpRecord } from "../record-inputs.js";
@@ -22,13 +24,82 @@ export const FIXED_RESERVE = 512;
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const QUOTE = 0x22;
 
+/** A byte buffer and a DataView over the same bytes (constant fragments go in 4-byte words). */
+export interface LineTarget {
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+}
+
+export function lineTarget(bytes: Uint8Array): LineTarget {
+  return { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+}
+
+/** A constant ASCII fragment pre-split into little-endian 32-bit words and a 0–3 byte tail. */
+class Fragment {
+  readonly words: Int32Array;
+  readonly tail: Uint8Array;
+  readonly length: number;
+  constructor(text: string) {
+    const length = text.length;
+    const count = length >> 2;
+    this.words = new Int32Array(count);
+    for (let index = 0; index < count; index++) {
+      const at = index * 4;
+      this.words[index] =
+        text.charCodeAt(at) |
+        (text.charCodeAt(at + 1) << 8) |
+        (text.charCodeAt(at + 2) << 16) |
+        (text.charCodeAt(at + 3) << 24);
+    }
+    this.tail = new Uint8Array(length - count * 4);
+    for (let index = 0; index < this.tail.length; index++)
+      this.tail[index] = text.charCodeAt(count * 4 + index);
+    this.length = length;
+  }
+}
+
+/** Copies a constant fragment (word stores are several times faster than byte stores here). */
+function putFragment(target: LineTarget, pos: number, fragment: Fragment): number {
+  const view = target.view;
+  const words = fragment.words;
+  const count = words.length;
+  for (let index = 0; index < count; index++) view.setInt32(pos + index * 4, words[index] as number, true);
+  const tail = fragment.tail;
+  const bytes = target.bytes;
+  const at = pos + count * 4;
+  for (let index = 0; index < tail.length; index++) bytes[at + index] = tail[index] as number;
+  return pos + fragment.length;
+}
+
 /** A safe non-negative integer (clock readings come from a user-supplied clock). */
 function isDigits(value: number): boolean {
   return value >= 0 && value <= MAX_SAFE && Math.floor(value) === value;
 }
 
-/** Copies `text` (ASCII, chosen by this module) without checks. */
-function putConstant(bytes: Uint8Array, pos: number, text: string): number {
+const OP_START = new Fragment('{"kind":"op","span_id":');
+const OP_NAME = new Fragment(',"op_name":');
+const INPUTS = new Fragment(',"inputs":');
+const OUTPUT = new Fragment(',"output":');
+const SHAPE = new Fragment(',"shape":');
+const DTYPE = new Fragment(',"dtype":');
+const DEVICE = new Fragment(',"device":');
+const DURATION = new Fragment(',"duration_ns":');
+const TIMESTAMP = new Fragment(',"timestamp_ns":');
+const STORAGE = new Fragment(',"storage_bytes":');
+const INPUT_STORAGE = new Fragment(',"input_storage_bytes":');
+const SPAN_START = new Fragment('{"kind":"span_start","id":"');
+const PARENT_ID = new Fragment('","parent_id":"');
+const NAME = new Fragment('","name":');
+const START_NS = new Fragment(',"start_ns":');
+const SPAN_KIND = new Fragment(',"span_kind":');
+const STEP = new Fragment(',"step":');
+const SPAN_END = new Fragment('{"kind":"span_end","id":"');
+const END_DURATION = new Fragment('","duration_ns":');
+const MEASURED_TRUE = new Fragment(',"measured":true');
+const MEASURED_FALSE = new Fragment(',"measured":false');
+
+/** Copies `text` (ASCII: span ids and enum literals) without checks. */
+function putAscii(bytes: Uint8Array, pos: number, text: string): number {
   const length = text.length;
   for (let index = 0; index < length; index++) bytes[pos + index] = text.charCodeAt(index);
   return pos + length;
@@ -132,7 +203,7 @@ export function putU64(bytes: Uint8Array, pos: number, value: unknown): number {
     return -1;
   }
   if (typeof value === "bigint" && value >= 0n && value <= U64_MAX) {
-    return putConstant(bytes, pos, value.toString());
+    return putAscii(bytes, pos, value.toString());
   }
   return -1;
 }
@@ -183,42 +254,43 @@ function putStringArray(bytes: Uint8Array, pos: number, limit: number, values: u
  * fall back to `opLine`. `timestampNs` is the clock reading to use when the record has none.
  */
 export function putOpLine(
-  bytes: Uint8Array,
+  target: LineTarget,
   pos: number,
   spanId: string,
   record: OpRecord,
   zeroTimestampMeansNow: boolean,
   now: () => number,
 ): number {
+  const bytes = target.bytes;
   const limit = bytes.length - FIXED_RESERVE;
-  if (typeof record !== "object" || record === null) return -1;
-  let at = putConstant(bytes, pos, '{"kind":"op","span_id":');
+  if (pos > limit || typeof record !== "object" || record === null) return -1;
+  let at = putFragment(target, pos, OP_START);
   at = putJsonString(bytes, at, limit, spanId);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"op_name":');
+  at = putFragment(target, at, OP_NAME);
   at = putJsonString(bytes, at, limit, record.opName);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"inputs":');
+  at = putFragment(target, at, INPUTS);
   at = putStringArray(bytes, at, limit, record.inputs);
   if (at < 0) return -1;
   const output = record.output;
   if (output !== undefined) {
-    at = putConstant(bytes, at, ',"output":');
+    at = putFragment(target, at, OUTPUT);
     at = putJsonString(bytes, at, limit, output);
     if (at < 0) return -1;
   }
-  at = putConstant(bytes, at, ',"shape":');
+  at = putFragment(target, at, SHAPE);
   const shape = record.shape;
   at = putShape(bytes, at, limit, shape);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"dtype":');
+  at = putFragment(target, at, DTYPE);
   const dtype = record.dtype;
   at = putJsonString(bytes, at, limit, dtype);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"device":');
+  at = putFragment(target, at, DEVICE);
   at = putJsonString(bytes, at, limit, record.device);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"duration_ns":');
+  at = putFragment(target, at, DURATION);
   at = putU64(bytes, at, record.durationNs);
   if (at < 0) return -1;
   // Everything after the timestamp is checked before the clock is read, so a bail-out never costs
@@ -228,7 +300,7 @@ export function putOpLine(
   if (!(explicit === undefined || isU64(explicit)) || !(inputStorage === undefined || isU64(inputStorage))) {
     return -1;
   }
-  at = putConstant(bytes, at, ',"timestamp_ns":');
+  at = putFragment(target, at, TIMESTAMP);
   const timestamp = record.timestampNs;
   if (timestamp === undefined || (timestamp === 0 && zeroTimestampMeansNow)) {
     const reading = now();
@@ -238,11 +310,11 @@ export function putOpLine(
     at = putU64(bytes, at, timestamp);
     if (at < 0) return -1;
   }
-  at = putConstant(bytes, at, ',"storage_bytes":');
+  at = putFragment(target, at, STORAGE);
   // shape and dtype are valid by now, so the derivation cannot throw.
   at = putU64(bytes, at, explicit === undefined ? storageBytes(shape ?? [], dtype as string) : explicit);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"input_storage_bytes":');
+  at = putFragment(target, at, INPUT_STORAGE);
   if (inputStorage === undefined) bytes[at++] = 0x30;
   else {
     at = putU64(bytes, at, inputStorage);
@@ -258,7 +330,7 @@ export function putOpLine(
  * kind and step quoted literals); the end offset, or -1 to fall back.
  */
 export function putSpanStartLine(
-  bytes: Uint8Array,
+  target: LineTarget,
   pos: number,
   id: string,
   parentId: string,
@@ -268,23 +340,24 @@ export function putSpanStartLine(
   measured: boolean,
   stepJson: string | undefined,
 ): number {
+  const bytes = target.bytes;
   const limit = bytes.length - FIXED_RESERVE;
   if (pos > limit || !isDigits(startNs)) return -1;
-  let at = putConstant(bytes, pos, '{"kind":"span_start","id":"');
-  at = putConstant(bytes, at, id);
-  at = putConstant(bytes, at, '","parent_id":"');
-  at = putConstant(bytes, at, parentId);
-  at = putConstant(bytes, at, '","name":');
+  let at = putFragment(target, pos, SPAN_START);
+  at = putAscii(bytes, at, id);
+  at = putFragment(target, at, PARENT_ID);
+  at = putAscii(bytes, at, parentId);
+  at = putFragment(target, at, NAME);
   at = putJsonText(bytes, at, limit, nameJson);
   if (at < 0) return -1;
-  at = putConstant(bytes, at, ',"start_ns":');
+  at = putFragment(target, at, START_NS);
   at = putDigits(bytes, at, startNs);
-  at = putConstant(bytes, at, ',"span_kind":');
-  at = putConstant(bytes, at, spanKindJson);
-  at = putConstant(bytes, at, measured ? ',"measured":true' : ',"measured":false');
+  at = putFragment(target, at, SPAN_KIND);
+  at = putAscii(bytes, at, spanKindJson);
+  at = putFragment(target, at, measured ? MEASURED_TRUE : MEASURED_FALSE);
   if (stepJson !== undefined) {
-    at = putConstant(bytes, at, ',"step":');
-    at = putConstant(bytes, at, stepJson);
+    at = putFragment(target, at, STEP);
+    at = putAscii(bytes, at, stepJson);
   }
   bytes[at] = 0x7d;
   bytes[at + 1] = 0x0a;
@@ -292,11 +365,12 @@ export function putSpanStartLine(
 }
 
 /** The `span_end` line of `spanEndLine` at `pos`; the end offset, or -1 to fall back. */
-export function putSpanEndLine(bytes: Uint8Array, pos: number, id: string, durationNs: number): number {
+export function putSpanEndLine(target: LineTarget, pos: number, id: string, durationNs: number): number {
+  const bytes = target.bytes;
   if (pos > bytes.length - FIXED_RESERVE || !isDigits(durationNs)) return -1;
-  let at = putConstant(bytes, pos, '{"kind":"span_end","id":"');
-  at = putConstant(bytes, at, id);
-  at = putConstant(bytes, at, '","duration_ns":');
+  let at = putFragment(target, pos, SPAN_END);
+  at = putAscii(bytes, at, id);
+  at = putFragment(target, at, END_DURATION);
   at = putDigits(bytes, at, durationNs);
   bytes[at] = 0x7d;
   bytes[at + 1] = 0x0a;
