@@ -3,20 +3,11 @@
 // generated into the OS temp folder (never committed) and deleted at the end, with the output.
 // Needs the built binary: `pnpm turbo run build --filter @cg/cli...`.
 import { spawn } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { encodeTraceEvent } from "@cg/schema";
+import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 const TARGET_BYTES = Number(process.env.CG_BENCH_CONVERT_BYTES ?? 2 ** 30);
 /** What "bounded" means here: the converter must stay below this whatever the input size. */
@@ -24,156 +15,6 @@ const BOUND_BYTES = 300e6;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = resolve(here, "../../packages/cli/dist/bin.js");
-
-const META =
-  '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"run-1-0","correlation_id":"bench::convert/update-1","entrypoint":"bench::convert","phase":"train","timestamp":"2025-01-01T00:00:00.000Z","capture_step":1,"warmup_steps":0,"device":"cuda:0","measured_region_device_synchronized":true,"timing_mode":"host","tags":{"precision":"f32"}}';
-
-/**
- * Writes a writer-shaped trace of about `targetBytes`: a root and a measured span, then layer spans
- * (forward/backward/optimizer) with ops, their output tensors, alloc/free pairs (some kept alive
- * for a while), gradient facts and a device-memory checkpoint per layer. Returns the bytes written.
- */
-export function generateTrace(path: string, targetBytes: number): number {
-  const file = openSync(path, "w");
-  let written = 0;
-  let buffer: string[] = [];
-  let bufferBytes = 0;
-  const flush = () => {
-    const text = `${buffer.join("\n")}\n`;
-    writeSync(file, text);
-    written += Buffer.byteLength(text);
-    buffer = [];
-    bufferBytes = 0;
-  };
-  const emit = (line: string) => {
-    buffer.push(line);
-    bufferBytes += line.length + 1;
-    if (bufferBytes > 1 << 20) flush();
-  };
-  emit(META);
-  emit(
-    '{"kind":"span_start","id":"s1","name":"bench::convert","start_ns":0,"span_kind":"function","measured":false}',
-  );
-  emit(
-    '{"kind":"span_start","id":"s2","parent_id":"s1","name":"bench/update-000000000001","start_ns":1,"span_kind":"function","measured":true}',
-  );
-  let clock = 10;
-  let span = 3;
-  let tensor = 0;
-  const steps = ["forward", "backward", "optimizer"] as const;
-  const categories = { forward: "activation", backward: "gradient", optimizer: "optimizer" } as const;
-  while (written + bufferBytes < targetBytes) {
-    const id = `s${span}`;
-    const step = steps[span % 3]!;
-    span += 1;
-    const start = clock;
-    emit(
-      encodeTraceEvent({
-        kind: "span_start",
-        id,
-        parent_id: "s2",
-        name: `bench/update-000000000001/layer-${span}`,
-        start_ns: start,
-        span_kind: "module",
-        measured: false,
-        step,
-      }),
-    );
-    // Every other output stays alive until the end of its layer span.
-    const heldUntilSpanEnd: string[] = [];
-    for (let index = 0; index < 40; index++) {
-      clock += 100;
-      const output = `t${tensor++}`;
-      emit(
-        encodeTraceEvent({
-          kind: "op",
-          span_id: id,
-          op_name: index % 2 === 0 ? "matmul" : "add",
-          inputs: [`t${tensor - 2}`, `t${tensor - 3}`],
-          output,
-          shape: [64, 128],
-          dtype: "f32",
-          device: "cuda:0",
-          duration_ns: 90,
-          timestamp_ns: clock,
-          storage_bytes: 32768,
-          input_storage_bytes: 65536,
-        }),
-      );
-      emit(
-        encodeTraceEvent({
-          kind: "tensor",
-          span_id: id,
-          tensor_id: output,
-          shape: [64, 128],
-          dtype: "f32",
-          device: "cuda:0",
-          requires_grad: false,
-          storage_bytes: 32768,
-          category: categories[step],
-        }),
-      );
-      const memory = {
-        kind: "memory" as const,
-        timestamp_ns: clock,
-        tensor_id: output,
-        span_id: id,
-        op_name: index % 2 === 0 ? "matmul" : "add",
-        device: "cuda:0",
-        bytes: 32768,
-        shape: [64, 128],
-        dtype: "f32",
-        category: categories[step],
-      };
-      emit(encodeTraceEvent({ ...memory, action: "alloc" }));
-      if (index % 2 === 0) emit(encodeTraceEvent({ ...memory, timestamp_ns: clock + 50, action: "free" }));
-      else heldUntilSpanEnd.push(output);
-    }
-    clock += 10;
-    for (const held of heldUntilSpanEnd) {
-      emit(
-        encodeTraceEvent({
-          kind: "memory",
-          timestamp_ns: clock,
-          tensor_id: held,
-          span_id: id,
-          device: "cuda:0",
-          bytes: 32768,
-          shape: [64, 128],
-          dtype: "f32",
-          category: categories[step],
-          action: "free",
-        }),
-      );
-    }
-    emit(
-      encodeTraceEvent({
-        kind: "gradient",
-        event_id: `gradient-${span}`,
-        root: "bench",
-        key: `layer-${span}.weight`,
-        state: "present",
-        norm: 0.25,
-      }),
-    );
-    emit(
-      encodeTraceEvent({
-        kind: "device_memory",
-        timestamp_ns: clock,
-        device: "cuda:0",
-        used_bytes: 1 << 30,
-        free_bytes: 2 ** 34,
-      }),
-    );
-    clock += 10;
-    emit(encodeTraceEvent({ kind: "span_end", id, duration_ns: clock - start }));
-  }
-  emit(`{"kind":"span_end","id":"s2","duration_ns":${clock}}`);
-  emit(`{"kind":"span_end","id":"s1","duration_ns":${clock + 1}}`);
-  flush();
-  closeSync(file);
-  return written;
-}
 
 /** Reads the file in 1 MiB chunks and nothing else: the RSS of a Node process that just streams. */
 const BASELINE_SCRIPT = `
@@ -255,7 +96,7 @@ export default async function cliConvertBench(): Promise<void> {
     const input = join(directory, "big.jsonl");
     const output = join(directory, "big.perfetto.json");
     const generatedAt = performance.now();
-    const bytes = generateTrace(input, TARGET_BYTES);
+    const bytes = generateWriterShapedTrace(input, TARGET_BYTES, "bench::convert");
     console.log(`generated ${mb(bytes)} trace in ${((performance.now() - generatedAt) / 1000).toFixed(1)} s`);
 
     const baseline = await runMeasured(["-e", BASELINE_SCRIPT, input]);

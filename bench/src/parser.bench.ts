@@ -9,7 +9,7 @@
 // (no GC state or JIT feedback carried between contenders), warmed up on a 5 MB trace first, and
 // the contenders are interleaved over several rounds in a rotating order; figures are medians.
 import { spawnSync } from "node:child_process";
-import { closeSync, createReadStream, existsSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { createReadStream, existsSync, statSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -17,122 +17,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseTrace, readTraceEvents } from "@cg/parser";
-import { encodeTraceEvent, TraceEvent } from "@cg/schema";
+import { TraceEvent } from "@cg/schema";
 import { report } from "./harness.js";
-
-const META =
-  '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"run-1-0","correlation_id":"bench/update-1","entrypoint":"bench::train","phase":"train","timestamp":"2025-01-01T00:00:00.000Z","capture_step":1,"warmup_steps":0,"device":"cuda:0","measured_region_device_synchronized":true,"timing_mode":"host","tags":{"precision":"f32"}}';
-
-/** Writes a session-shaped trace of about `targetBytes`: step spans with ops, tensors, memory and gradients. */
-export function generateTrace(path: string, targetBytes: number): number {
-  const file = openSync(path, "w");
-  let written = 0;
-  let buffer: string[] = [];
-  let bufferBytes = 0;
-  const emit = (line: string) => {
-    buffer.push(line);
-    bufferBytes += line.length + 1;
-    if (bufferBytes > 1 << 20) flush();
-  };
-  const flush = () => {
-    const text = `${buffer.join("\n")}\n`;
-    writeSync(file, text);
-    written += Buffer.byteLength(text);
-    buffer = [];
-    bufferBytes = 0;
-  };
-  emit(META);
-  emit(
-    '{"kind":"span_start","id":"s1","name":"bench::train","start_ns":0,"span_kind":"function","measured":false}',
-  );
-  emit(
-    '{"kind":"span_start","id":"s2","parent_id":"s1","name":"bench/update-1","start_ns":1,"span_kind":"function","measured":true}',
-  );
-  let clock = 10;
-  let span = 3;
-  let tensor = 0;
-  const steps = ["forward", "backward", "optimizer"] as const;
-  while (written + bufferBytes < targetBytes) {
-    const id = `s${span++}`;
-    const start = clock;
-    emit(
-      encodeTraceEvent({
-        kind: "span_start",
-        id,
-        parent_id: "s2",
-        name: `bench/update-1/layer-${span}`,
-        start_ns: start,
-        span_kind: "module",
-        measured: false,
-        step: steps[span % 3] as (typeof steps)[number],
-      }),
-    );
-    for (let index = 0; index < 40; index++) {
-      clock += 100;
-      const output = `t${tensor++}`;
-      emit(
-        encodeTraceEvent({
-          kind: "op",
-          span_id: id,
-          op_name: index % 2 === 0 ? "matmul" : "add",
-          inputs: [`t${tensor - 2}`, `t${tensor - 3}`],
-          output,
-          shape: [64, 128],
-          dtype: "f32",
-          device: "cuda:0",
-          duration_ns: 90,
-          timestamp_ns: clock,
-          storage_bytes: 32768,
-          input_storage_bytes: 65536,
-        }),
-      );
-      emit(
-        encodeTraceEvent({
-          kind: "tensor",
-          span_id: id,
-          tensor_id: output,
-          shape: [64, 128],
-          dtype: "f32",
-          device: "cuda:0",
-          requires_grad: false,
-          storage_bytes: 32768,
-          category: "activation",
-        }),
-      );
-      const memory = {
-        kind: "memory" as const,
-        timestamp_ns: clock,
-        tensor_id: output,
-        span_id: id,
-        op_name: "matmul",
-        device: "cuda:0",
-        bytes: 32768,
-        shape: [64, 128],
-        dtype: "f32",
-        category: "activation" as const,
-      };
-      emit(encodeTraceEvent({ ...memory, action: "alloc" }));
-      emit(encodeTraceEvent({ ...memory, timestamp_ns: clock + 50, action: "free" }));
-    }
-    emit(
-      encodeTraceEvent({
-        kind: "gradient",
-        event_id: `gradient-${span}`,
-        root: "vb",
-        key: `w${span}`,
-        state: "present",
-        norm: 0.25,
-      }),
-    );
-    clock += 10;
-    emit(encodeTraceEvent({ kind: "span_end", id, duration_ns: clock - start }));
-  }
-  emit(`{"kind":"span_end","id":"s2","duration_ns":${clock}}`);
-  emit(`{"kind":"span_end","id":"s1","duration_ns":${clock + 1}}`);
-  flush();
-  closeSync(file);
-  return written;
-}
+import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 const CHUNK_BYTES = 1 << 16; // the parser's own file read size
 
@@ -375,13 +262,16 @@ export default async function parserBench() {
   const large = join(tmpdir(), `cg-parser-bench-${process.pid}-1gib.jsonl`);
   try {
     // Smaller sizes only for smoke tests of the bench itself; the targets are for the defaults.
-    const bytes = generateTrace(small, Number(process.env.CG_PARSER_BENCH_MB ?? 100) * 1e6);
-    generateTrace(warmUp, 5e6);
+    const bytes = generateWriterShapedTrace(small, Number(process.env.CG_PARSER_BENCH_MB ?? 100) * 1e6);
+    generateWriterShapedTrace(warmUp, 5e6);
     await throughput(small, warmUp, bytes);
     unlinkSync(small);
     unlinkSync(warmUp);
 
-    const largeBytes = generateTrace(large, Number(process.env.CG_PARSER_BENCH_RSS_MIB ?? 1024) * 1024 ** 2);
+    const largeBytes = generateWriterShapedTrace(
+      large,
+      Number(process.env.CG_PARSER_BENCH_RSS_MIB ?? 1024) * 1024 ** 2,
+    );
     const result = rssChild(large);
     const target = 200 * 1024 ** 2;
     console.log(
