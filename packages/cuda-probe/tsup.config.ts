@@ -1,13 +1,9 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tooling/tsup/package-build.ts";
 
-export default defineConfig({
+export default packageBuild({
   // The sampler worker is its own entry: worker_threads needs a real file beside the bundle.
   entry: ["src/index.ts", "src/sampler-worker.ts"],
-  format: ["esm", "cjs"],
   dts: { entry: "src/index.ts" },
-  clean: true,
-  sourcemap: true,
   // import.meta.url (lazy koffi require, worker location) in the CommonJS build.
   shims: true,
-  target: "node20",
 });

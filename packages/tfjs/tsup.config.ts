@@ -1,11 +1,4 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tooling/tsup/package-build.ts";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-  external: ["@tensorflow/tfjs"],
-});
+// TensorFlow.js is a peer dependency: the user's copy is the one to instrument.
+export default packageBuild({ external: ["@tensorflow/tfjs"] });

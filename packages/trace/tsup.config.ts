@@ -1,10 +1,4 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tooling/tsup/package-build.ts";
 
-export default defineConfig({
-  entry: ["src/index.ts", "src/cuda.ts"],
-  format: ["esm", "cjs"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-});
+// `@cg/trace/cuda` is its own entry so that importing `@cg/trace` never loads the native probe.
+export default packageBuild({ entry: ["src/index.ts", "src/cuda.ts"] });
