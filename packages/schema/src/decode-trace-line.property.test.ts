@@ -2,6 +2,7 @@
 // (valid and mutated), decodeTraceLine(JSON) accepts exactly when zod accepts, with equal output.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { decodeFast } from "./decode-fast.js";
 import { decodeExact, decodeOptimistic, decodeTraceLine } from "./decode-trace-line.js";
 import { TraceEvent } from "./events.js";
 
@@ -212,5 +213,34 @@ describe("decodeTraceLine agrees with the zod schemas", () => {
       { numRuns: 2000 },
     );
     expect(optimistic).toBeGreaterThan(100);
+  });
+
+  it("takes the fast tier only where the optimistic and exact paths give the same event", () => {
+    let fastCount = 0;
+    fc.assert(
+      fc.property(fc.oneof(eventCase, validEvent), fc.boolean(), (event, spaced) => {
+        const compact = toJson(event);
+        const line = spaced ? compact.replace(/,"/g, ', "') : compact;
+        const kind = typeof event.kind === "string" ? event.kind : "event";
+        let exact: unknown;
+        try {
+          exact = decodeExact(line, JSON.parse(line), kind);
+        } catch {
+          exact = undefined;
+        }
+        const fast = decodeFast(line, JSON.parse(line), kind);
+        if (fast === undefined) return;
+        fastCount++;
+        expect(spaced && line !== compact).toBe(false);
+        expect(fast).toEqual(exact);
+        expect(Object.keys(fast).sort()).toEqual(Object.keys(exact as object).sort());
+        // The very object the optimistic tier would return, keys in the same order.
+        const optimistic = decodeOptimistic(line, JSON.parse(line), kind);
+        expect(optimistic).toEqual(fast);
+        expect(Object.keys(optimistic as object)).toEqual(Object.keys(fast));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(fastCount).toBeGreaterThan(100);
   });
 });

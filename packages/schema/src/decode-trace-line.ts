@@ -3,6 +3,7 @@
 // then build output objects of exactly the shape the zod schemas produce. zod stays off this path
 // because readers call it once per line.
 
+import { decodeFast } from "./decode-fast.js";
 import {
   type DecodeContext,
   defaultedBoolean,
@@ -10,6 +11,7 @@ import {
   describeValue,
   enumValue,
   type JsonRecord,
+  mayHaveExponent,
   missingField,
   newContext,
   optionalFloat,
@@ -47,19 +49,6 @@ import type {
 } from "./events.js";
 import { type DecodeLineResult, LineFailure } from "./line-decode-error.js";
 import { scanLine } from "./line-scan.js";
-
-/** True when a digit is directly followed by `e`/`E`: the line may hold an exponent literal. */
-function mayHaveExponent(line: string): boolean {
-  for (const letter of ["e", "E"]) {
-    let position = line.indexOf(letter, 1);
-    while (position !== -1) {
-      const before = line.charCodeAt(position - 1);
-      if (before >= 0x30 && before <= 0x39) return true;
-      position = line.indexOf(letter, position + 1);
-    }
-  }
-  return false;
-}
 
 /**
  * The optimistic path's proof (see decodeOptimistic), computed once per line after every known
@@ -415,11 +404,14 @@ export function decodeTraceLine(trimmedLine: string): DecodeLineResult {
     const detail = error instanceof Error ? error.message : String(error);
     return { ok: false, error: { code: "invalid_json", message: `invalid JSON: ${detail}` } };
   }
-  // The common case stays free of exception frames: a proven-compact line of a known kind.
+  // The common case stays free of exception frames: a proven-compact line of a known kind, first
+  // through the fast tier (plain values only), then the optimistic tier (nulls, meta lines).
   if (typeof parsed === "object" && parsed !== null) {
     const kind = (parsed as JsonRecord).kind;
     if (typeof kind === "string") {
-      const event = decodeOptimistic(trimmedLine, parsed as JsonRecord, kind);
+      const event =
+        decodeFast(trimmedLine, parsed as JsonRecord, kind) ??
+        decodeOptimistic(trimmedLine, parsed as JsonRecord, kind);
       if (event !== undefined) return { ok: true, event };
     }
   }

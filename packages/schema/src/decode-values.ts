@@ -44,13 +44,24 @@ export function newContext(kind: string, facts: NumberFact[] | null): DecodeCont
   };
 }
 
+/** A digit directly followed by `e`/`E`. */
+const EXPONENT_LITERAL = /[0-9][eE]/;
+
+/**
+ * True when a digit is directly followed by `e`/`E`: the line may hold an exponent literal. One
+ * precompiled regular expression (no `g` flag, so no lastIndex state) instead of a search per `e`.
+ */
+export function mayHaveExponent(line: string): boolean {
+  return EXPONENT_LITERAL.test(line);
+}
+
 /** Records one present key whose value has compact JSON length `valueLength`: `"key":value,`. */
 function account(context: DecodeContext, key: string, valueLength: number): void {
   context.length += key.length + 4 + valueLength;
 }
 
 /** Decimal digits of a safe non-negative integer (a comparison tree: no loop, no division). */
-function digitCount(value: number): number {
+export function digitCount(value: number): number {
   if (value < 1e8) {
     if (value < 1e4) {
       if (value < 100) return value < 10 ? 1 : 2;
@@ -240,7 +251,7 @@ function u64Length(value: U64, context: DecodeContext): number {
 }
 
 /** Same for a norm: exponent forms can only be as short as String(value) in these ranges. */
-function floatExponentPossible(value: number): boolean {
+export function floatExponentPossible(value: number): boolean {
   const magnitude = Math.abs(value);
   if (magnitude === 0) return false;
   if (magnitude < 0.01 || magnitude >= 1e21) return true;
