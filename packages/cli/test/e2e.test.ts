@@ -34,6 +34,28 @@ function newestMtime(directory: string): number {
   return newest;
 }
 
+/** Compiles the cuda-probe package's fake NVML into `directory`; no C compiler is a failure that says so. */
+function buildFakeNvml(directory: string): string {
+  const source = join(repoRoot, "packages/cuda-probe/test/fixtures/fake-nvml.c");
+  const compiler = process.env.CC ?? "cc";
+  const output = join(directory, "libfake-nvml.so");
+  mkdirSync(directory, { recursive: true });
+  try {
+    execFileSync(compiler, ["-shared", "-fPIC", "-O2", "-o", output, source], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new Error(
+        `the C compiler '${compiler}' was not found: this test builds a fake NVML from ${source}; install a C compiler (e.g. gcc) or set CC`,
+      );
+    }
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? "";
+    throw new Error(`building the fake NVML failed:\n${stderr}`, { cause: error });
+  }
+  return output;
+}
+
 function cgTrace(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: scratch,
@@ -170,6 +192,56 @@ describe("cg-trace (built binary)", () => {
     expect(cgTrace(["validate", trace]).status).toBe(0);
     const gradients = cgTrace(["query", trace, "--kind", "gradients", "--json"]);
     expect(JSON.parse(gradients.stdout).result.gradients).toHaveLength(6);
+  });
+
+  it("demo samples NVIDIA GPUs through NVML for the tfjs model (a fake libnvidia-ml, real FFI)", () => {
+    const library = buildFakeNvml(join(scratch, "fake-nvml"));
+    const cwd = join(scratch, "nvml-demo");
+    mkdirSync(cwd);
+    const shutdownLog = join(scratch, "fake-nvml", "shutdown.log");
+    const result = spawnSync(process.execPath, [bin, "demo", "--out", "out"], {
+      cwd,
+      encoding: "utf8",
+      // The fake serves two 16 GiB devices by default: device i uses (i + 1) GiB, 300 MiB reserved.
+      env: {
+        ...process.env,
+        NO_COLOR: "",
+        FORCE_COLOR: "",
+        CG_NVML_LIBRARY: library,
+        FAKE_NVML_LOG: shutdownLog,
+      },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("GPU memory sampled through NVML: cuda:0, cuda:1\n");
+    expect(result.stdout).toContain('device "cpu" is tf.memory().numBytes');
+    expect(result.stdout).toContain("Health: TRUSTED (0 error(s), 1 warning(s))");
+    // The probe was shut down (nvmlShutdown ran once).
+    expect(readFileSync(shutdownLog, "utf8")).toBe("nvmlShutdown\n");
+    const trace = join(cwd, "out/application.jsonl");
+    expect(cgTrace(["validate", trace]).status).toBe(0);
+    const summary = JSON.parse(cgTrace(["summary", trace, "--json"]).stdout);
+    expect(summary.health.trusted).toBe(true);
+    const events = readFileSync(trace, "utf8")
+      .trim()
+      .split("\n")
+      .map(
+        (line) =>
+          JSON.parse(line) as { kind: string; device?: string; used_bytes?: number; free_bytes?: number },
+      );
+    const samples = events.filter((event) => event.kind === "device_memory");
+    const gib = 2 ** 30;
+    const reserved = 300 * 2 ** 20;
+    for (const [index, device] of ["cuda:0", "cuda:1"].entries()) {
+      const gpu = samples.filter((sample) => sample.device === device);
+      // One checkpoint when the captured step's session opens, one right before it finishes.
+      expect(gpu, device).toHaveLength(2);
+      for (const sample of gpu) {
+        // used = total - free (spec §11.8): the fake's used bytes plus its reserve.
+        expect(sample.used_bytes).toBe((index + 1) * gib + reserved);
+        expect(sample.free_bytes).toBe(16 * gib - reserved - (index + 1) * gib);
+      }
+    }
+    expect(samples.some((sample) => sample.device === "cpu")).toBe(true);
   });
 
   it("demo rejects an unknown model", () => {

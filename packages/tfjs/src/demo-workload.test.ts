@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { analyzeHealth, parseTrace } from "@cg/parser";
-import { ProfileRun, TraceSession } from "@cg/writer";
+import { analyzeHealth, parseTrace, parseTraceText } from "@cg/parser";
+import { type MemorySink, ProfileRun, TraceSession } from "@cg/writer";
 import * as tf from "@tensorflow/tfjs";
 import { afterAll, describe, expect, it } from "vitest";
 import { runTfjsDemo } from "./demo-workload.js";
@@ -36,6 +36,43 @@ describe("runTfjsDemo", () => {
     expect(trace.run.tags).toMatchObject({ architecture: "conv", batch_size: "8", framework: "tfjs" });
     expect(trace.ops.length).toBe(result.capture?.summary.ops);
     expect(trace.gradients).toHaveLength(6);
+  });
+
+  it("opens the captured step's session through openSession when given", async () => {
+    await tf.setBackend("cpu");
+    const tensorsBefore = tf.memory().numTensors;
+    const runs: ProfileRun[] = [];
+    let session: TraceSession<MemorySink> | undefined;
+    const result = await runTfjsDemo({
+      steps: 3,
+      captureStep: 2,
+      batchSize: 8,
+      openSession: (run) => {
+        runs.push(run);
+        session = TraceSession.inMemory(run);
+        // Extra evidence recorded by the caller lands in the same trace.
+        session.recordDeviceMemory("cuda:0", 1024, 2048);
+        return session;
+      },
+    });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.entrypoint).toBe("tfjs-demo::dense");
+    expect(result.path).toBe("memory");
+    expect(result.losses).toHaveLength(3);
+    expect(tf.memory().numTensors).toBe(tensorsBefore);
+    const trace = parseTraceText(session?.sink.text() ?? "");
+    expect(analyzeHealth(trace).trusted).toBe(true);
+    expect(trace.run.capture_step).toBe(2);
+    expect(trace.ops.length).toBe(result.capture?.summary.ops);
+    expect(trace.ops.length).toBeGreaterThan(0);
+    expect(trace.gradients).toHaveLength(6);
+    const devices = trace.device_memory.map((sample) => sample.device);
+    expect(devices).toContain("cuda:0");
+    expect(devices).toContain("cpu");
+  });
+
+  it("rejects without outPath or openSession", async () => {
+    await expect(runTfjsDemo({})).rejects.toThrow(TfjsProfilerError);
   });
 
   it("refuses overlapping captures without disturbing the active one", () => {

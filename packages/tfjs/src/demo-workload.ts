@@ -1,6 +1,8 @@
+import type { ProfileRun, TraceRecorder } from "@cg/writer";
 import * as tf from "@tensorflow/tfjs";
 import type { TfjsCapture } from "./tfjs-profiler.js";
 import { TfjsProfiler } from "./tfjs-profiler.js";
+import { TfjsProfilerError } from "./tfjs-profiler-error.js";
 
 export type DemoArchitecture = "dense" | "conv";
 
@@ -85,8 +87,13 @@ export function createDemoModel(options: DemoModelOptions = {}): DemoModel {
 }
 
 export interface TfjsDemoOptions extends DemoModelOptions {
-  /** Trace file to write. */
-  outPath: string;
+  /** Trace file to write (parent directories are created). Give this or `openSession` (which wins). */
+  outPath?: string | undefined;
+  /**
+   * Opens the captured step's session instead of a file at `outPath` (e.g. `TraceSession.inMemory`,
+   * or a session wrapped to record extra evidence); passed to `TfjsProfiler.training`.
+   */
+  openSession?: ((run: ProfileRun) => TraceRecorder) | undefined;
   /** Training steps to run; default 4. */
   steps?: number | undefined;
   /** One-based step to capture; default 2. */
@@ -96,7 +103,10 @@ export interface TfjsDemoOptions extends DemoModelOptions {
 }
 
 export interface TfjsDemoResult {
-  /** The trace file. */
+  /**
+   * The trace file (`outPath`); with `openSession`, where that session wrote (what its `finish()`
+   * returned; empty when no step was captured).
+   */
   path: string;
   /** Loss of every step, in order. */
   losses: number[];
@@ -108,6 +118,10 @@ export interface TfjsDemoResult {
  * Leaves no tensors or variables behind.
  */
 export async function runTfjsDemo(options: TfjsDemoOptions): Promise<TfjsDemoResult> {
+  const { outPath, openSession } = options;
+  if (outPath === undefined && openSession === undefined) {
+    throw new TfjsProfilerError({ code: "invalid_option", message: "give either outPath or openSession" });
+  }
   await tf.ready();
   const steps = options.steps ?? 4;
   const captureStep = options.captureStep ?? 2;
@@ -115,7 +129,7 @@ export async function runTfjsDemo(options: TfjsDemoOptions): Promise<TfjsDemoRes
   const demo = createDemoModel(options);
   const profiler = TfjsProfiler.training({
     captureStep,
-    path: options.outPath,
+    ...(openSession === undefined ? { path: outPath } : { openSession }),
     entrypoint: `tfjs-demo::${architecture}`,
     gradientRoot: demo.model.name,
     tags: {
@@ -141,5 +155,7 @@ export async function runTfjsDemo(options: TfjsDemoOptions): Promise<TfjsDemoRes
   } finally {
     demo.dispose();
   }
-  return { path: options.outPath, losses, capture: profiler.capture };
+  const capture = profiler.capture;
+  const path = openSession === undefined ? (outPath as string) : (capture?.location ?? "");
+  return { path, losses, capture };
 }

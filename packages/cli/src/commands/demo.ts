@@ -23,7 +23,8 @@ alloc/free events, gradient norms and device-memory checkpoints. Then prints the
 Models (--model):
   tfjs  (default) a real TensorFlow.js network on the pure-JS CPU backend, profiled through
         @cg/tfjs: dense 32 → 64 ReLU → 64 ReLU → 8, mean squared error, Adam (lr 0.01). Ops are
-        the tfjs kernels; device-memory checkpoints are tf.memory().numBytes as device "cpu".
+        the tfjs kernels; device-memory checkpoints are tf.memory().numBytes as device "cpu",
+        plus NVIDIA GPUs through NVML (when present) at the start and end of the captured step.
         The new weights and Adam moments outlive the step, so health shows one
         retained_allocations warning (still trusted).
   mlp   a two-layer perceptron written in TypeScript (64 → 128 ReLU → 8, softmax cross-entropy,
@@ -39,7 +40,7 @@ Options:
   --model M    tfjs or mlp (default tfjs)
   --out DIR    output directory (default ./cg-trace-out, relative to the current directory)
   --steps N    training steps, the last one captured (default 2, at least 2)
-  --no-gpu     mlp: do not look for NVIDIA GPUs (the tfjs model never samples GPUs)
+  --no-gpu     do not look for NVIDIA GPUs
 
 Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
   options: {
@@ -66,12 +67,17 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     const tracePath = relative(context.cwd, result.tracePath);
     context.stdout(`${renderSummary(buildSummaryView(result.document, tracePath), style)}\n`);
     const losses = result.losses.map((loss) => loss.toFixed(4)).join(" → ");
+    const { gpuDevices, gpuUnavailableReason } = result.deviceMemory;
+    const gpuNote =
+      gpuDevices.length > 0
+        ? `GPU memory sampled through NVML: ${gpuDevices.join(", ")}`
+        : `no GPU memory sampled (${gpuUnavailableReason ?? "no NVIDIA GPU"})`;
     const memoryNote =
       model === "tfjs"
-        ? 'device "cpu" is tf.memory().numBytes, the bytes held by live tfjs tensors'
-        : result.deviceMemory.gpuDevices.length > 0
-          ? `GPU memory sampled through NVML: ${result.deviceMemory.gpuDevices.join(", ")}`
-          : `no GPU memory sampled (${result.deviceMemory.gpuUnavailableReason ?? "no NVIDIA GPU"}); device "cpu" is the process's memory`;
+        ? `${gpuNote}\ndevice "cpu" is tf.memory().numBytes, the bytes held by live tfjs tensors`
+        : gpuDevices.length > 0
+          ? gpuNote
+          : `${gpuNote}; device "cpu" is the process's memory`;
     const files = [
       `  trace:    ${tracePath}`,
       `  perfetto: ${relative(context.cwd, result.perfettoPath)}  (open at https://ui.perfetto.dev)`,

@@ -31,9 +31,16 @@ export class DeviceMemoryCheckpoints {
       : { gpuDevices: [], gpuUnavailableReason: `${opened.reason}: ${opened.error.message}` };
   }
 
+  /** One checkpoint of the host (device `cpu`) and of every GPU. */
   record(trace: TraceRecorder): void {
     if (!trace.isRecording) return;
     trace.recordDeviceMemory("cpu", process.memoryUsage().rss, freemem());
+    this.recordGpus(trace);
+  }
+
+  /** One NVML checkpoint per GPU (`cuda:<index>`); nothing without a GPU. */
+  recordGpus(trace: TraceRecorder): void {
+    if (!trace.isRecording) return;
     if (this.#probe?.ok === true) {
       this.#probe.probe.recordInto({
         recordDeviceMemory: (device, usedBytes, freeBytes) =>

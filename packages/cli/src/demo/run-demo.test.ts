@@ -80,7 +80,9 @@ describe("runDemo --model tfjs (the default)", () => {
   const outDir = mkdtempSync(join(tmpdir(), "cg-demo-tfjs-"));
   let result: DemoResult;
   beforeAll(async () => {
-    result = await runDemo({ outDir });
+    // No GPU sampling here, so the trace is the same on every machine; the built-binary test in
+    // test/e2e.test.ts covers NVML through a fake libnvidia-ml.
+    result = await runDemo({ outDir, gpu: false });
   }, 120_000);
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
@@ -119,6 +121,10 @@ describe("runDemo --model tfjs (the default)", () => {
     expect(ops).toContain("_FusedMatMul");
     expect(result.document.device_memory.length).toBeGreaterThanOrEqual(2);
     for (const sample of result.document.device_memory) expect(sample.device).toBe("cpu");
+    expect(result.deviceMemory).toEqual({
+      gpuDevices: [],
+      gpuUnavailableReason: "GPU sampling disabled (--no-gpu)",
+    });
     expect(result.document.gradients).toHaveLength(6);
     for (const gradient of result.document.gradients) {
       expect(gradient.state).toBe("present");

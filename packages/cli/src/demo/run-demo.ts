@@ -24,7 +24,7 @@ export interface DemoOptions {
   /** Training steps to run; the last one is captured unless `captureStep` says otherwise. */
   steps?: number;
   captureStep?: number;
-  /** MLP only: sample NVIDIA GPUs through NVML when present (default true). */
+  /** Sample NVIDIA GPUs through NVML when present (default true). */
   gpu?: boolean;
   /** Written into the Perfetto file's `otherData.converter`. */
   converter?: string;
@@ -86,8 +86,15 @@ function captureMlp(path: string, steps: number, captureStep: number, gpu: boole
 /**
  * A real TensorFlow.js model (dense 32 → 64 → 64 → 8, Adam on mean squared error, CPU backend)
  * through `@cg/tfjs`. Loaded on demand so that the other commands never pay for TensorFlow.js.
+ * The tfjs profiler records `tf.memory()` as device `cpu`; NVIDIA GPUs, when present, are sampled
+ * through NVML when the captured step's session opens and right before it finishes.
  */
-async function captureTfjs(path: string, steps: number, captureStep: number): Promise<Captured> {
+async function captureTfjs(
+  path: string,
+  steps: number,
+  captureStep: number,
+  gpu: boolean,
+): Promise<Captured> {
   const tf = await import("@tensorflow/tfjs");
   const { runTfjsDemo } = await import("@cg/tfjs");
   await tf.setBackend("cpu");
@@ -95,10 +102,11 @@ async function captureTfjs(path: string, steps: number, captureStep: number): Pr
   // and no result. The previous value comes back afterwards.
   const prod = tf.env().getBool("PROD");
   tf.env().set("PROD", true);
+  const deviceMemory = new DeviceMemoryCheckpoints(gpu);
   let losses: number[];
   try {
     ({ losses } = await runTfjsDemo({
-      outPath: path,
+      openSession: (run) => withGpuCheckpoints(TraceSession.open(path, run), deviceMemory),
       steps,
       captureStep,
       architecture: "dense",
@@ -106,14 +114,20 @@ async function captureTfjs(path: string, steps: number, captureStep: number): Pr
     }));
   } finally {
     tf.env().set("PROD", prod);
+    deviceMemory.close();
   }
-  return {
-    losses,
-    deviceMemory: {
-      gpuDevices: [],
-      gpuUnavailableReason: "the TensorFlow.js CPU backend uses no GPU",
-    },
+  return { losses, deviceMemory: deviceMemory.status };
+}
+
+/** Records a GPU checkpoint into `session` now and again right before its `finish()`. */
+function withGpuCheckpoints(session: TraceSession, deviceMemory: DeviceMemoryCheckpoints): TraceSession {
+  deviceMemory.recordGpus(session);
+  const finish = session.finish.bind(session);
+  session.finish = () => {
+    deviceMemory.recordGpus(session);
+    return finish();
   };
+  return session;
 }
 
 /**
@@ -132,7 +146,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     captured =
       model === "tfjs"
-        ? await captureTfjs(temporaryTrace, steps, captureStep)
+        ? await captureTfjs(temporaryTrace, steps, captureStep, options.gpu ?? true)
         : captureMlp(temporaryTrace, steps, captureStep, options.gpu ?? true);
     renameSync(temporaryTrace, tracePath);
   } catch (error) {
