@@ -167,25 +167,27 @@ export default async function writerBench(): Promise<void> {
     },
     settle: () => session.flush(),
   };
-  // The same event as recordOp writes it (incl. the resolved storage bytes), built per call.
+  // The same event as recordOp writes it (incl. the resolved storage bytes), built per call, as a
+  // caller of a generic logger would.
+  const opEvent = () => ({
+    kind: "op",
+    span_id: "s3",
+    op_name: "matmul",
+    inputs: ["t0", "t1"],
+    output: "t2",
+    shape: [32, 32],
+    dtype: "f32",
+    device: "cuda:0",
+    duration_ns: 1200,
+    timestamp_ns: clock.now(),
+    storage_bytes: 4096,
+    input_storage_bytes: 8192,
+  });
   const stringify: Side = {
     name: "JSON.stringify + 64 KiB writeSync",
     batch(count) {
       for (let index = 0; index < count; index++) {
-        baseline.write({
-          kind: "op",
-          span_id: "s3",
-          op_name: "matmul",
-          inputs: ["t0", "t1"],
-          output: "t2",
-          shape: [32, 32],
-          dtype: "f32",
-          device: "cuda:0",
-          duration_ns: 1200,
-          timestamp_ns: clock.now(),
-          storage_bytes: 4096,
-          input_storage_bytes: 8192,
-        });
+        baseline.write(opEvent());
       }
     },
     settle: () => baseline.flush(),
@@ -198,20 +200,7 @@ export default async function writerBench(): Promise<void> {
     name: "pino (sync destination, minLength 4096)",
     batch(count) {
       for (let index = 0; index < count; index++) {
-        logger.info({
-          kind: "op",
-          span_id: "s3",
-          op_name: "matmul",
-          inputs: ["t0", "t1"],
-          output: "t2",
-          shape: [32, 32],
-          dtype: "f32",
-          device: "cuda:0",
-          duration_ns: 1200,
-          timestamp_ns: clock.now(),
-          storage_bytes: 4096,
-          input_storage_bytes: 8192,
-        });
+        logger.info(opEvent());
       }
     },
     settle: () => destination.flushSync(),

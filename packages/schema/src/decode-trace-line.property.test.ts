@@ -191,19 +191,28 @@ describe("decodeTraceLine agrees with the zod schemas", () => {
     );
   });
 
+  /** A compact line of an event (valid or mutated), or the same line with spaces after commas. */
+  const lineCase = fc.tuple(fc.oneof(eventCase, validEvent), fc.boolean()).map(([event, spaced]) => {
+    const compact = toJson(event);
+    const line = spaced ? compact.replace(/,"/g, ', "') : compact;
+    const kind = typeof event.kind === "string" ? event.kind : "event";
+    return { line, compact, spaced, kind };
+  });
+
+  /** The exact path's event, or undefined where it rejects the line. */
+  function exactOrUndefined(line: string, kind: string): unknown {
+    try {
+      return decodeExact(line, JSON.parse(line), kind);
+    } catch {
+      return undefined;
+    }
+  }
+
   it("takes the optimistic path only where the exact path gives the same event", () => {
     let optimistic = 0;
     fc.assert(
-      fc.property(fc.oneof(eventCase, validEvent), fc.boolean(), (event, spaced) => {
-        const compact = toJson(event);
-        const line = spaced ? compact.replace(/,"/g, ', "') : compact;
-        const kind = typeof event.kind === "string" ? event.kind : "event";
-        let exact: unknown;
-        try {
-          exact = decodeExact(line, JSON.parse(line), kind);
-        } catch {
-          exact = undefined;
-        }
+      fc.property(lineCase, ({ line, compact, spaced, kind }) => {
+        const exact = exactOrUndefined(line, kind);
         const fast = decodeOptimistic(line, JSON.parse(line), kind);
         if (fast === undefined) return;
         optimistic++;
@@ -218,16 +227,8 @@ describe("decodeTraceLine agrees with the zod schemas", () => {
   it("takes the fast tier only where the optimistic and exact paths give the same event", () => {
     let fastCount = 0;
     fc.assert(
-      fc.property(fc.oneof(eventCase, validEvent), fc.boolean(), (event, spaced) => {
-        const compact = toJson(event);
-        const line = spaced ? compact.replace(/,"/g, ', "') : compact;
-        const kind = typeof event.kind === "string" ? event.kind : "event";
-        let exact: unknown;
-        try {
-          exact = decodeExact(line, JSON.parse(line), kind);
-        } catch {
-          exact = undefined;
-        }
+      fc.property(lineCase, ({ line, compact, spaced, kind }) => {
+        const exact = exactOrUndefined(line, kind);
         const fast = decodeFast(line, JSON.parse(line), kind);
         if (fast === undefined) return;
         fastCount++;
