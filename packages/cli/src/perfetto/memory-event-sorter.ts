@@ -2,8 +2,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import type { MemoryCategory } from "@cg/trace";
-import { compareCodePoints } from "./code-point-order.js";
+import { compareCodePoints, type MemoryCategory } from "@cg/trace";
 
 /** The fields of a `memory` event the counters need. */
 export interface MemoryRecord {
