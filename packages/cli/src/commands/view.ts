@@ -4,12 +4,9 @@ import { writeTextFileAtomic } from "../atomic-write.js";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { formatBytesShort } from "../format/units.js";
 import { stringOption } from "../parse-command-args.js";
 import { loadTrace } from "../trace-input.js";
-
-function formatSize(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
 
 export const viewCommand: Command = {
   name: "view",
@@ -50,7 +47,7 @@ Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
     });
     await writeTextFileAtomic(output, html);
     context.stdout(
-      `wrote ${output} (${formatSize(Buffer.byteLength(html))})\nopen it in any browser; it works offline\n`,
+      `wrote ${output} (${formatBytesShort(Buffer.byteLength(html))})\nopen it in any browser; it works offline\n`,
     );
     return ExitCode.Ok;
   },

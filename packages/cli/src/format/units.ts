@@ -4,15 +4,8 @@ const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"] as const;
 
 /** Human-readable bytes with the exact count: `4096` → `4.00 KiB (4096 B)`; small values stay exact. */
 export function formatBytes(value: U64): string {
-  const exact = u64ToBigInt(value);
-  if (exact < 1024n) return `${formatU64(value)} B`;
-  let unitIndex = 0;
-  let scaled = Number(exact);
-  while (scaled >= 1024 && unitIndex < BYTE_UNITS.length - 1) {
-    scaled /= 1024;
-    unitIndex += 1;
-  }
-  return `${scaled.toFixed(2)} ${BYTE_UNITS[unitIndex]} (${formatU64(value)} B)`;
+  const short = formatBytesShort(value);
+  return short.endsWith(" B") ? short : `${short} (${formatU64(value)} B)`;
 }
 
 /** Short bytes for table cells: `4.00 KiB`, `512 B`. */
