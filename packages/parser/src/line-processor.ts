@@ -1,8 +1,13 @@
 // The per-line core shared by every entry point: counts physical lines and event indexes, trims,
 // decodes through @cg/schema and applies the ordering rules. Events go to a callback so the hot
 // loop allocates nothing per line beyond what decoding needs.
-import { decodeTraceLine, type TraceEvent, trimTraceLine } from "@cg/schema";
-import type { LinePiece } from "./line-splitter.js";
+//
+// Bytes are read canonical-first: each line goes straight from UTF-8 bytes to an event through
+// `decodeCanonicalLine` (no text decoding, no JSON.parse). At the first line of a run that is not
+// canonical (or blank, or not ASCII), the rest of the run is decoded as text and goes through
+// `decodeTraceLine`, which gives the same event for canonical lines and the exact error otherwise.
+import { decodeCanonicalLine, decodeTraceLine, type TraceEvent, trimTraceLine } from "@cg/schema";
+import { decodeUtf8Lines, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";
 import { TraceParseError } from "./trace-parse-error.js";
 
@@ -23,6 +28,11 @@ export interface ReadOptions {
   /** Receives each diagnostic in lenient mode, in file order. */
   onDiagnostic?: (diagnostic: TraceParseError) => void;
 }
+
+const LF = 10;
+const CR = 13;
+/** Consecutive non-canonical lines after which the rest of a byte run is decoded as text. */
+const TEXT_AFTER_MISSES = 8;
 
 export type EventSink = (event: TraceEvent, line: number, index: number) => void;
 
@@ -58,7 +68,8 @@ export class LineProcessor {
 
   processPieces(pieces: readonly LinePiece[]): void {
     for (const piece of pieces) {
-      if (piece.type === "text") this.processText(piece.text, piece.unterminated);
+      if (piece.type === "bytes") this.processBytes(piece.bytes, piece.unterminated);
+      else if (piece.type === "text") this.processText(piece.text, piece.unterminated);
       else if (piece.type === "invalid_utf8") {
         const line = this.#nextLine++;
         const index = this.#nextIndex++;
@@ -75,6 +86,42 @@ export class LineProcessor {
       } else {
         this.#tooLong(piece.length);
       }
+    }
+  }
+
+  /** Whole lines of UTF-8 (each ending in LF unless `unterminated`, which marks the source's end). */
+  processBytes(bytes: Uint8Array, unterminated: boolean): void {
+    const length = bytes.length;
+    const maxLineLength = this.maxLineLength;
+    let misses = 0;
+    let start = 0;
+    while (start < length) {
+      let end = bytes.indexOf(LF, start);
+      if (end === -1) end = length;
+      if (end - start > maxLineLength) {
+        this.#tooLong(end - start);
+        start = end + 1;
+        continue;
+      }
+      // A CR before the LF is trailing white space, which decodeTraceLine would trim as well.
+      const stop = end > start && bytes[end - 1] === CR ? end - 1 : end;
+      const event = decodeCanonicalLine(bytes, start, stop);
+      if (event !== undefined) {
+        misses = 0;
+        this.#accept(event, this.#nextLine++, this.#nextIndex++);
+      } else {
+        // Not canonical: this line goes through the text tiers. After several such lines in a
+        // row the rest of the run is decoded as text at once (a file from another writer).
+        const pieces: LinePiece[] = [];
+        if (++misses > TEXT_AFTER_MISSES) {
+          decodeUtf8Lines(bytes.subarray(start), unterminated, pieces);
+          this.processPieces(pieces);
+          return;
+        }
+        decodeUtf8Lines(bytes.subarray(start, end + 1), unterminated && end === length, pieces);
+        this.processPieces(pieces);
+      }
+      start = end + 1;
     }
   }
 
@@ -134,12 +181,17 @@ export class LineProcessor {
       );
       return;
     }
-    const structureError = this.#checker.check(result.event, line, index);
+    this.#accept(result.event, line, index);
+  }
+
+  /** Applies the ordering rules to a decoded event and hands it on. */
+  #accept(event: TraceEvent, line: number, index: number): void {
+    const structureError = this.#checker.check(event, line, index);
     if (structureError !== undefined) {
       this.#fail(structureError);
       return;
     }
-    this.#sink(result.event, line, index);
+    this.#sink(event, line, index);
   }
 
   #tooLong(length: number): void {

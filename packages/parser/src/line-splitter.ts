@@ -1,13 +1,21 @@
-// Chunked line framing (spec §4.1, §4.2) without `readline`. Whole chunks are decoded at once for
-// speed: bytes are cut at the chunk's last LF, so no UTF-8 sequence is ever split, and the rest is
-// carried into the next chunk. Line numbers are not tracked here: every piece stands for a run of
-// physical lines in order, and the consumer counts them.
+// Chunked line framing (spec §4.1, §4.2) without `readline`. Bytes are cut at the chunk's last LF,
+// so no UTF-8 sequence is ever split, and the rest is carried into the next chunk; the consumer
+// decodes (see LineProcessor.processBytes). Line numbers are not tracked here: every piece stands
+// for a run of physical lines in order, and the consumer counts them.
 
 /** Complete lines, each terminated by "\n" — except a final piece flagged `unterminated`. */
 export interface TextPiece {
   readonly type: "text";
   readonly text: string;
   /** True only for the last line of the source when it has no terminating LF. */
+  readonly unterminated: boolean;
+}
+
+/** Complete lines as UTF-8 bytes, each terminated by LF — except a final piece flagged `unterminated`. */
+export interface BytesPiece {
+  readonly type: "bytes";
+  /** Valid only until the next chunk is pushed (file and stream chunk buffers are reused). */
+  readonly bytes: Uint8Array;
   readonly unterminated: boolean;
 }
 
@@ -22,7 +30,7 @@ export interface TooLongPiece {
   readonly length: number;
 }
 
-export type LinePiece = TextPiece | InvalidUtf8Piece | TooLongPiece;
+export type LinePiece = TextPiece | BytesPiece | InvalidUtf8Piece | TooLongPiece;
 
 const LF = 10;
 
@@ -37,9 +45,13 @@ function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
   return joined;
 }
 
-/** Splits UTF-8 bytes into lines; decoding is strict and keeps a leading BOM (it must fail line 1). */
+/** A copy, also of a Node Buffer (whose own `slice` returns a view). */
+function copyBytes(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  return Uint8Array.prototype.slice.call(bytes, start, end);
+}
+
+/** Splits UTF-8 bytes into runs of whole lines, still undecoded. */
 export class ByteLineSplitter {
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   readonly #maxLineLength: number;
   #pending: Uint8Array[] = [];
   #pendingLength = 0;
@@ -60,20 +72,24 @@ export class ByteLineSplitter {
     const lastLineFeed = chunk.lastIndexOf(LF);
     if (lastLineFeed < offset) {
       // Copy: file chunks come from one reused buffer, and some streams reuse theirs too.
-      this.#hold(chunk.slice(offset), pieces);
+      this.#hold(copyBytes(chunk, offset, chunk.length), pieces);
       return;
     }
-    let region = chunk.subarray(offset, lastLineFeed + 1);
     if (this.#pendingLength > 0) {
-      this.#pending.push(region);
-      region = concatBytes(this.#pending, this.#pendingLength + region.length);
+      // Only the carried line is joined with its end, never the whole chunk.
+      const firstLineFeed = chunk.indexOf(LF, offset);
+      this.#pending.push(chunk.subarray(offset, firstLineFeed + 1));
+      const joined = concatBytes(this.#pending, this.#pendingLength + firstLineFeed + 1 - offset);
+      this.#pending = [];
+      this.#pendingLength = 0;
+      pieces.push({ type: "bytes", bytes: joined, unterminated: false });
+      offset = firstLineFeed + 1;
     }
-    this.#pending = [];
-    this.#pendingLength = 0;
-    this.#decodeInto(region, false, pieces);
+    const region = chunk.subarray(offset, lastLineFeed + 1);
+    if (region.length > 0) pieces.push({ type: "bytes", bytes: region, unterminated: false });
     if (lastLineFeed + 1 < chunk.length) {
       // Copy: some streams reuse their chunk buffers.
-      this.#hold(chunk.slice(lastLineFeed + 1), pieces);
+      this.#hold(copyBytes(chunk, lastLineFeed + 1, chunk.length), pieces);
     }
   }
 
@@ -82,7 +98,7 @@ export class ByteLineSplitter {
     const rest = concatBytes(this.#pending, this.#pendingLength);
     this.#pending = [];
     this.#pendingLength = 0;
-    this.#decodeInto(rest, true, pieces);
+    pieces.push({ type: "bytes", bytes: rest, unterminated: true });
   }
 
   #hold(bytes: Uint8Array, pieces: LinePiece[]): void {
@@ -96,34 +112,36 @@ export class ByteLineSplitter {
       this.#skipping = true;
     }
   }
+}
 
-  #decodeInto(region: Uint8Array, final: boolean, pieces: LinePiece[]): void {
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes whole lines of UTF-8 strictly, keeping a leading BOM (it must fail line 1): one text
+ * piece when all is valid, else the valid runs with one `invalid_utf8` piece per bad line.
+ */
+export function decodeUtf8Lines(region: Uint8Array, final: boolean, pieces: LinePiece[]): void {
+  try {
+    pieces.push({ type: "text", text: strictUtf8.decode(region), unterminated: final });
+    return;
+  } catch {
+    // Find which physical lines hold the bad bytes.
+  }
+  let good = "";
+  let start = 0;
+  while (start < region.length) {
+    const lineFeed = region.indexOf(LF, start);
+    const end = lineFeed === -1 ? region.length : lineFeed + 1;
     try {
-      pieces.push({ type: "text", text: this.#decoder.decode(region), unterminated: final });
+      good += strictUtf8.decode(region.subarray(start, end));
     } catch {
-      this.#decodeLineByLine(region, final, pieces);
+      if (good.length > 0) pieces.push({ type: "text", text: good, unterminated: false });
+      good = "";
+      pieces.push({ type: "invalid_utf8" });
     }
+    start = end;
   }
-
-  /** Slow path after a decode failure: find which physical lines hold the bad bytes. */
-  #decodeLineByLine(region: Uint8Array, final: boolean, pieces: LinePiece[]): void {
-    let good = "";
-    let start = 0;
-    while (start < region.length) {
-      const lineFeed = region.indexOf(LF, start);
-      const end = lineFeed === -1 ? region.length : lineFeed + 1;
-      try {
-        good += this.#decoder.decode(region.subarray(start, end));
-      } catch {
-        if (good.length > 0) pieces.push({ type: "text", text: good, unterminated: false });
-        good = "";
-        pieces.push({ type: "invalid_utf8" });
-      }
-      start = end;
-    }
-    if (good.length > 0)
-      pieces.push({ type: "text", text: good, unterminated: final && !good.endsWith("\n") });
-  }
+  if (good.length > 0) pieces.push({ type: "text", text: good, unterminated: final && !good.endsWith("\n") });
 }
 
 /** The same framing for already decoded text chunks; lone surrogates count as invalid UTF-8. */

@@ -1,0 +1,785 @@
+// Tier 0 of line decoding: a reader for lines in canonical form (spec §7: the reference's key
+// order, compact, plain literals), which is what candle-graph and @cg/writer write. It reads the
+// UTF-8 bytes directly — no text decoding, no JSON.parse, no intermediate object — and accepts only
+// the exact canonical grammar of each non-meta kind, ASCII only: every byte is checked, so an
+// accepted line is also valid UTF-8. Anything else (whitespace, an escape, a non-ASCII character, a
+// `null`, an unknown, missing, repeated or reordered key, a number above 15 digits, an exponent in a
+// u64, a `meta` line) returns `undefined` and the caller falls back to `decodeTraceLine`, which
+// produces the result or the error. For every line it accepts, the event is the one
+// `decodeTraceLine` returns for the same text: same keys, same order, same values (property-tested).
+//
+// Strings are interned in a small direct-mapped cache keyed by a hash computed while scanning:
+// trace lines repeat the same ids, names, dtypes and devices, so most strings cost a compare and
+// no allocation.
+import {
+  EXECUTION_STEPS,
+  type ExecutionStep,
+  GRADIENT_STATES,
+  type GradientState,
+  MEMORY_ACTIONS,
+  MEMORY_CATEGORIES,
+  type MemoryAction,
+  type MemoryCategory,
+  SPAN_KINDS,
+  type SpanKind,
+} from "./enums.js";
+import type {
+  DeviceMemoryEvent,
+  EdgeEvent,
+  GradientEvent,
+  MemoryEvent,
+  OpEvent,
+  SpanEndEvent,
+  SpanStartEvent,
+  TensorEvent,
+  TraceEvent,
+} from "./events.js";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** Up to 15 digits every integer is exact as a number; longer ones go to the exact tier (bigints). */
+const MAX_PLAIN_DIGITS = 15;
+
+const EMPTY = new Uint8Array(0);
+
+// The cursor of the line being read. Decoding is synchronous and never re-entered, so one set of
+// module variables serves every call; hot loops copy them into locals. `ok` turns false at the
+// first deviation; readers then return placeholders and the caller discards the line.
+let input: Uint8Array = EMPTY;
+/** A view of `input` for reading four key bytes at once. */
+let view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer);
+let position = 0;
+let end = 0;
+let ok = true;
+
+/** An ASCII literal (a key with its punctuation, e.g. `,"name":`) as little-endian 32-bit words. */
+interface Literal {
+  readonly length: number;
+  /** Bytes 4i..4i+3 as one little-endian word; the last word is padded with zero bytes. */
+  readonly words: Int32Array;
+  /** Masks of the words: all ones except the padding of the last. */
+  readonly masks: Int32Array;
+}
+
+function ascii(literal: string): Literal {
+  const count = (literal.length + 3) >> 2;
+  const words = new Int32Array(count);
+  const masks = new Int32Array(count);
+  for (let index = 0; index < literal.length; index++) {
+    const word = index >> 2;
+    const shift = (index & 3) * 8;
+    words[word] = (words[word] as number) | (literal.charCodeAt(index) << shift);
+    masks[word] = (masks[word] as number) | (0xff << shift);
+  }
+  return { length: literal.length, words, masks };
+}
+
+/** True when `literal` is at the cursor. */
+function matches(literal: Literal): boolean {
+  const start = position;
+  const length = literal.length;
+  if (start + length > end) return false;
+  const words = literal.words;
+  const count = words.length;
+  if (start + count * 4 <= input.length) {
+    // Whole words; the last one's bytes past the literal are masked off.
+    const source = view;
+    const masks = literal.masks;
+    for (let index = 0; index < count; index++) {
+      if ((source.getInt32(start + index * 4, true) & (masks[index] as number)) !== words[index])
+        return false;
+    }
+    return true;
+  }
+  for (let index = 0; index < length; index++) {
+    const expected = ((words[index >> 2] as number) >>> ((index & 3) * 8)) & 0xff;
+    if (input[start + index] !== expected) return false;
+  }
+  return true;
+}
+
+// Two string caches, each direct-mapped with 4096 slots. Strings of up to 12 bytes (ids, dtypes,
+// devices, op names, enum values: nearly all of them) are compared as three masked words read
+// straight from the input; longer ones byte by byte against a copy.
+const SLOT_BITS = 12;
+const SLOTS = 1 << SLOT_BITS;
+const SHORT_BYTES = 12;
+/** Per slot: length, then the three words of the bytes (zero past the length); -1 length = empty. */
+const shortKeys = new Int32Array(SLOTS * 4).fill(-1);
+const shortStrings: string[] = new Array<string>(SLOTS).fill("");
+const longBytes: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(EMPTY);
+const longStrings: string[] = new Array<string>(SLOTS).fill("");
+/** The enum variant list a cached short string was found in, so repeated values skip the search. */
+const shortEnums: (readonly string[] | undefined)[] = new Array(SLOTS).fill(undefined);
+/** The short-cache slot of the string readString returned last; -1 when it was long. */
+let lastSlot = -1;
+const latin1 = new TextDecoder("latin1");
+
+/** Masks keeping the first 0..4 bytes of a little-endian word. */
+const BYTE_MASKS = new Int32Array([0, 0xff, 0xffff, 0xffffff, -1]);
+
+/** Bytes from..from+3 of the string at `start` as a little-endian word (zero past its `length`). */
+function wordAt(start: number, length: number, from: number): number {
+  const available = length - from;
+  if (available <= 0) return 0;
+  if (start + from + 4 <= input.length) {
+    return view.getInt32(start + from, true) & (BYTE_MASKS[Math.min(available, 4)] as number);
+  }
+  let word = 0;
+  for (let index = 0; index < 4 && index < available; index++) {
+    word |= (input[start + from + index] as number) << (index * 8);
+  }
+  return word;
+}
+
+/** Scratch argument lists for String.fromCharCode, one per length up to SCRATCH_BYTES. */
+const SCRATCH_BYTES = 64;
+const scratch: number[][] = Array.from({ length: SCRATCH_BYTES + 1 }, (_, length) =>
+  new Array<number>(length).fill(0),
+);
+
+/**
+ * A fresh string of the ASCII bytes input[start..stop): a flat string of its own, so neither it nor
+ * a cache entry keeps the input alive. fromCharCode over a reused argument list is several times
+ * faster than TextDecoder for the short strings of trace lines.
+ */
+function asciiString(start: number, stop: number): string {
+  const length = stop - start;
+  if (length > SCRATCH_BYTES) return latin1.decode(input.subarray(start, stop));
+  const codes = scratch[length] as number[];
+  const source = input;
+  for (let index = 0; index < length; index++) codes[index] = source[start + index] as number;
+  return String.fromCharCode.apply(null, codes);
+}
+
+/** The string of `length` bytes at `start` whose words (zero past the length) are given. */
+function shortString(start: number, length: number, word0: number, word1: number, word2: number): string {
+  const hash = Math.imul(
+    word0 ^ Math.imul(word1, 0x9e3779b1) ^ Math.imul(word2 ^ length, 0x85ebca77),
+    0x27d4eb2d,
+  );
+  const slot = hash >>> (32 - SLOT_BITS);
+  const key = slot * 4;
+  lastSlot = slot;
+  if (
+    shortKeys[key] === length &&
+    shortKeys[key + 1] === word0 &&
+    shortKeys[key + 2] === word1 &&
+    shortKeys[key + 3] === word2
+  ) {
+    return shortStrings[slot] as string;
+  }
+  const text = asciiString(start, start + length);
+  shortKeys[key] = length;
+  shortKeys[key + 1] = word0;
+  shortKeys[key + 2] = word1;
+  shortKeys[key + 3] = word2;
+  shortStrings[slot] = text;
+  shortEnums[slot] = undefined;
+  return text;
+}
+
+function longString(start: number, stop: number): string {
+  lastSlot = -1;
+  const source = input;
+  const length = stop - start;
+  const hash = Math.imul(
+    length ^
+      Math.imul(source[stop - 1] as number, 0x9e3779b1) ^
+      Math.imul(view.getInt32(stop - 4, true), 0x85ebca77),
+    0x27d4eb2d,
+  );
+  const slot = hash >>> (32 - SLOT_BITS);
+  const cached = longBytes[slot] as Uint8Array;
+  if (cached.length === length) {
+    let index = 0;
+    while (index < length && cached[index] === source[start + index]) index++;
+    if (index === length) return longStrings[slot] as string;
+  }
+  // Uint8Array.prototype.slice copies even for a Node Buffer, whose own slice returns a view.
+  longBytes[slot] = Uint8Array.prototype.slice.call(source, start, stop);
+  const text = asciiString(start, stop);
+  longStrings[slot] = text;
+  return text;
+}
+
+/** The string input[start..stop), already checked. */
+function interned(start: number, stop: number): string {
+  const length = stop - start;
+  if (length > SHORT_BYTES) return longString(start, stop);
+  return shortString(
+    start,
+    length,
+    wordAt(start, length, 0),
+    wordAt(start, length, 4),
+    wordAt(start, length, 8),
+  );
+}
+
+/** Expects `literal` (a key with its punctuation) at the cursor. */
+function expect(literal: Literal): void {
+  if (matches(literal)) position += literal.length;
+  else ok = false;
+}
+
+/** True when the optional member `literal` comes next (and steps over it). */
+function optionalKey(literal: Literal): boolean {
+  if (!matches(literal)) return false;
+  position += literal.length;
+  return true;
+}
+
+/**
+ * The bytes of a word that end or rule out a fast string: `"`, `\\`, controls below 0x20 and
+ * non-ASCII bytes, as the high bit of each such byte. The lowest flagged byte is exact (borrows
+ * only disturb the bytes above the first match), which is all that is used.
+ */
+function stringStops(word: number): number {
+  const quote = word ^ 0x22222222;
+  const backslash = word ^ 0x5c5c5c5c;
+  return (
+    (((quote - 0x01010101) & ~quote) |
+      ((backslash - 0x01010101) & ~backslash) |
+      ((word - 0x20202020) & ~word) |
+      word) &
+    0x80808080
+  );
+}
+
+/** Index (0..3) of the lowest flagged byte of a non-zero stringStops result. */
+function firstFlagged(flags: number): number {
+  return (31 - Math.clz32(flags & -flags)) >> 3;
+}
+
+/** Ends a short string found by the word scan: its stop must be the closing quote. */
+function endShortString(start: number, length: number, word0: number, word1: number, word2: number): string {
+  if (input[start + length] !== QUOTE) {
+    ok = false; // an escape, a control or a non-ASCII byte: the other tiers decide
+    return "";
+  }
+  position = start + length + 1;
+  if (length < 4) return shortString(start, length, word0 & (BYTE_MASKS[length] as number), 0, 0);
+  if (length < 8) return shortString(start, length, word0, word1 & (BYTE_MASKS[length - 4] as number), 0);
+  return shortString(start, length, word0, word1, word2 & (BYTE_MASKS[length - 8] as number));
+}
+
+/**
+ * A string value of ASCII without escapes or controls (anything else goes to the other tiers).
+ * Short strings are scanned a word at a time, and those words are their cache key.
+ */
+function readString(): string {
+  const source = input;
+  if (source[position] !== QUOTE) {
+    ok = false;
+    return "";
+  }
+  const start = position + 1;
+  if (start + SHORT_BYTES <= source.length) {
+    const word0 = view.getInt32(start, true);
+    let flags = stringStops(word0);
+    if (flags !== 0) return endShortString(start, firstFlagged(flags), word0, 0, 0);
+    const word1 = view.getInt32(start + 4, true);
+    flags = stringStops(word1);
+    if (flags !== 0) return endShortString(start, 4 + firstFlagged(flags), word0, word1, 0);
+    const word2 = view.getInt32(start + 8, true);
+    flags = stringStops(word2);
+    if (flags !== 0) return endShortString(start, 8 + firstFlagged(flags), word0, word1, word2);
+  }
+  return readStringBytewise(start);
+}
+
+/** Long strings, and short ones too close to the end of the input for word reads. */
+function readStringBytewise(start: number): string {
+  const source = input;
+  const stop = end;
+  let cursor = start;
+  while (cursor < stop) {
+    const code = source[cursor] as number;
+    if (code === QUOTE) {
+      position = cursor + 1;
+      return interned(start, cursor);
+    }
+    if (code === BACKSLASH || code < 0x20 || code > 0x7f) break;
+    cursor++;
+  }
+  position = cursor;
+  ok = false;
+  return "";
+}
+
+function readEnum<T extends string>(variants: readonly T[]): T {
+  const value = readString() as T;
+  if (lastSlot === -1 || shortEnums[lastSlot] !== variants) {
+    if (ok && variants.includes(value)) {
+      if (lastSlot !== -1) shortEnums[lastSlot] = variants;
+    } else {
+      ok = false;
+    }
+  }
+  return value;
+}
+
+/** A u64 written as plain digits without leading zeros, at most 15 of them. */
+function readU64(): number {
+  const source = input;
+  const stop = end;
+  const start = position;
+  const first = source[start] as number;
+  if (first === DIGIT_0) {
+    position = start + 1;
+    return 0; // a following digit breaks the grammar at the next expected byte
+  }
+  if (!(first > DIGIT_0 && first <= DIGIT_9)) {
+    ok = false;
+    return 0;
+  }
+  let cursor = start + 1;
+  let value = first - DIGIT_0;
+  while (cursor < stop) {
+    const code = source[cursor] as number;
+    if (code < DIGIT_0 || code > DIGIT_9) break;
+    value = value * 10 + (code - DIGIT_0);
+    cursor++;
+  }
+  if (cursor - start > MAX_PLAIN_DIGITS) ok = false;
+  position = cursor;
+  return value;
+}
+
+const TRUE = ascii("true");
+const FALSE = ascii("false");
+
+function readBoolean(): boolean {
+  if (optionalKey(TRUE)) return true;
+  if (optionalKey(FALSE)) return false;
+  ok = false;
+  return false;
+}
+
+/** JSON number grammar (RFC 8259 §6); its value is then what JSON.parse would give. */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/** A finite f64 in any JSON number form (canonical floats include forms like `1.0` and `1e-7`). */
+function readFloat(): number {
+  const source = input;
+  const start = position;
+  let cursor = start;
+  while (cursor < end && source[cursor] !== COMMA && source[cursor] !== CLOSE_BRACE) cursor++;
+  position = cursor;
+  const literal = latin1.decode(source.subarray(start, cursor));
+  const value = JSON_NUMBER.test(literal) ? Number(literal) : Number.NaN;
+  if (!Number.isFinite(value)) ok = false;
+  return value;
+}
+
+/** Steps over `[`; true when `]` follows at once (also stepped over). */
+function listIsEmpty(): boolean {
+  if (input[position] !== OPEN_BRACKET) {
+    ok = false;
+    return true;
+  }
+  position++;
+  if (input[position] !== CLOSE_BRACKET) return false;
+  position++;
+  return true;
+}
+
+/** After an element: true for `,` (more follow), false for `]` or a deviation. */
+function listContinues(): boolean {
+  const next = input[position++];
+  if (next === COMMA) return true;
+  if (next !== CLOSE_BRACKET) ok = false;
+  return false;
+}
+
+// Lists are built as literals of their exact length where short (as JSON.parse builds them), not
+// grown by push, which would give each a backing store of 17 elements to collect.
+
+/** `[]` or `[d,d,...]`. */
+function readShape(): number[] {
+  if (listIsEmpty()) return [];
+  const first = readU64();
+  if (!listContinues()) return [first];
+  const second = readU64();
+  if (!listContinues()) return [first, second];
+  const third = readU64();
+  if (!listContinues()) return [first, second, third];
+  const fourth = readU64();
+  if (!listContinues()) return [first, second, third, fourth];
+  const shape = [first, second, third, fourth];
+  do shape.push(readU64());
+  while (ok && listContinues());
+  return shape;
+}
+
+/** `[]` or `["s","s",...]`. */
+function readStrings(): string[] {
+  if (listIsEmpty()) return [];
+  const first = readString();
+  if (!listContinues()) return [first];
+  const second = readString();
+  if (!listContinues()) return [first, second];
+  const third = readString();
+  if (!listContinues()) return [first, second, third];
+  const values = [first, second, third];
+  do values.push(readString());
+  while (ok && listContinues());
+  return values;
+}
+
+/** `,"key":` of every member after the first, as bytes. */
+const MEMBER = {
+  parent_id: ascii(',"parent_id":'),
+  name: ascii(',"name":'),
+  start_ns: ascii(',"start_ns":'),
+  span_kind: ascii(',"span_kind":'),
+  measured: ascii(',"measured":'),
+  step: ascii(',"step":'),
+  duration_ns: ascii(',"duration_ns":'),
+  op_name: ascii(',"op_name":'),
+  inputs: ascii(',"inputs":'),
+  output: ascii(',"output":'),
+  shape: ascii(',"shape":'),
+  dtype: ascii(',"dtype":'),
+  device: ascii(',"device":'),
+  timestamp_ns: ascii(',"timestamp_ns":'),
+  storage_bytes: ascii(',"storage_bytes":'),
+  input_storage_bytes: ascii(',"input_storage_bytes":'),
+  tensor_id: ascii(',"tensor_id":'),
+  requires_grad: ascii(',"requires_grad":'),
+  category: ascii(',"category":'),
+  span_id: ascii(',"span_id":'),
+  bytes: ascii(',"bytes":'),
+  action: ascii(',"action":'),
+  used_bytes: ascii(',"used_bytes":'),
+  free_bytes: ascii(',"free_bytes":'),
+  reserved_bytes: ascii(',"reserved_bytes":'),
+  root: ascii(',"root":'),
+  key: ascii(',"key":'),
+  state: ascii(',"state":'),
+  norm: ascii(',"norm":'),
+  to_span: ascii(',"to_span":'),
+} as const;
+
+/** The rest of the prefix `{"kind":"<kind>","<first key>":` of each kind, after the first letter was matched. */
+const KIND = {
+  memory: ascii('memory","timestamp_ns":'),
+  op: ascii('op","span_id":'),
+  tensor: ascii('tensor","span_id":'),
+  span_end: ascii('span_end","id":'),
+  device_memory: ascii('device_memory","timestamp_ns":'),
+  gradient: ascii('gradient","event_id":'),
+  edge: ascii('edge","from_span":'),
+  span_start: ascii('span_start","id":'),
+} as const;
+
+// One reader per kind, in the canonical key order of the encoders in encode-events.ts. The events
+// are built with their keys in line order, as JSON.parse would have created them.
+
+function readSpanStart(): SpanStartEvent {
+  const id = readString();
+  const hasParent = optionalKey(MEMBER.parent_id);
+  const parentId = hasParent ? readString() : "";
+  expect(MEMBER.name);
+  const name = readString();
+  expect(MEMBER.start_ns);
+  const startNs = readU64();
+  expect(MEMBER.span_kind);
+  const spanKind: SpanKind = readEnum(SPAN_KINDS);
+  expect(MEMBER.measured);
+  const measured = readBoolean();
+  const hasStep = optionalKey(MEMBER.step);
+  const step: ExecutionStep = hasStep ? readEnum(EXECUTION_STEPS) : "forward";
+  const kind = "span_start";
+  if (hasParent) {
+    return hasStep
+      ? { kind, id, parent_id: parentId, name, start_ns: startNs, span_kind: spanKind, measured, step }
+      : { kind, id, parent_id: parentId, name, start_ns: startNs, span_kind: spanKind, measured };
+  }
+  return hasStep
+    ? { kind, id, name, start_ns: startNs, span_kind: spanKind, measured, step }
+    : { kind, id, name, start_ns: startNs, span_kind: spanKind, measured };
+}
+
+function readSpanEnd(): SpanEndEvent {
+  const id = readString();
+  expect(MEMBER.duration_ns);
+  return { kind: "span_end", id, duration_ns: readU64() };
+}
+
+function readOp(): OpEvent {
+  const spanId = readString();
+  expect(MEMBER.op_name);
+  const opName = readString();
+  expect(MEMBER.inputs);
+  const inputs = readStrings();
+  const hasOutput = optionalKey(MEMBER.output);
+  const output = hasOutput ? readString() : "";
+  expect(MEMBER.shape);
+  const shape = readShape();
+  expect(MEMBER.dtype);
+  const dtype = readString();
+  expect(MEMBER.device);
+  const device = readString();
+  expect(MEMBER.duration_ns);
+  const durationNs = readU64();
+  expect(MEMBER.timestamp_ns);
+  const timestampNs = readU64();
+  const hasStorage = optionalKey(MEMBER.storage_bytes);
+  const storageBytes = hasStorage ? readU64() : 0;
+  expect(MEMBER.input_storage_bytes);
+  const inputStorageBytes = readU64();
+  const kind = "op";
+  if (hasOutput) {
+    return hasStorage
+      ? {
+          kind,
+          span_id: spanId,
+          op_name: opName,
+          inputs,
+          output,
+          shape,
+          dtype,
+          device,
+          duration_ns: durationNs,
+          timestamp_ns: timestampNs,
+          storage_bytes: storageBytes,
+          input_storage_bytes: inputStorageBytes,
+        }
+      : {
+          kind,
+          span_id: spanId,
+          op_name: opName,
+          inputs,
+          output,
+          shape,
+          dtype,
+          device,
+          duration_ns: durationNs,
+          timestamp_ns: timestampNs,
+          input_storage_bytes: inputStorageBytes,
+        };
+  }
+  return hasStorage
+    ? {
+        kind,
+        span_id: spanId,
+        op_name: opName,
+        inputs,
+        shape,
+        dtype,
+        device,
+        duration_ns: durationNs,
+        timestamp_ns: timestampNs,
+        storage_bytes: storageBytes,
+        input_storage_bytes: inputStorageBytes,
+      }
+    : {
+        kind,
+        span_id: spanId,
+        op_name: opName,
+        inputs,
+        shape,
+        dtype,
+        device,
+        duration_ns: durationNs,
+        timestamp_ns: timestampNs,
+        input_storage_bytes: inputStorageBytes,
+      };
+}
+
+function readTensor(): TensorEvent {
+  const spanId = readString();
+  expect(MEMBER.tensor_id);
+  const tensorId = readString();
+  expect(MEMBER.shape);
+  const shape = readShape();
+  expect(MEMBER.dtype);
+  const dtype = readString();
+  expect(MEMBER.device);
+  const device = readString();
+  expect(MEMBER.requires_grad);
+  const requiresGrad = readBoolean();
+  const hasStorage = optionalKey(MEMBER.storage_bytes);
+  const storageBytes = hasStorage ? readU64() : 0;
+  expect(MEMBER.category);
+  const category: MemoryCategory = readEnum(MEMORY_CATEGORIES);
+  const kind = "tensor";
+  return hasStorage
+    ? {
+        kind,
+        span_id: spanId,
+        tensor_id: tensorId,
+        shape,
+        dtype,
+        device,
+        requires_grad: requiresGrad,
+        storage_bytes: storageBytes,
+        category,
+      }
+    : {
+        kind,
+        span_id: spanId,
+        tensor_id: tensorId,
+        shape,
+        dtype,
+        device,
+        requires_grad: requiresGrad,
+        category,
+      };
+}
+
+function readMemory(): MemoryEvent {
+  const timestampNs = readU64();
+  expect(MEMBER.tensor_id);
+  const tensorId = readString();
+  expect(MEMBER.span_id);
+  const spanId = readString();
+  const hasOpName = optionalKey(MEMBER.op_name);
+  const opName = hasOpName ? readString() : "";
+  expect(MEMBER.device);
+  const device = readString();
+  expect(MEMBER.bytes);
+  const bytes = readU64();
+  expect(MEMBER.action);
+  const action: MemoryAction = readEnum(MEMORY_ACTIONS);
+  expect(MEMBER.shape);
+  const shape = readShape();
+  expect(MEMBER.dtype);
+  const dtype = readString();
+  expect(MEMBER.category);
+  const category: MemoryCategory = readEnum(MEMORY_CATEGORIES);
+  const kind = "memory";
+  return hasOpName
+    ? {
+        kind,
+        timestamp_ns: timestampNs,
+        tensor_id: tensorId,
+        span_id: spanId,
+        op_name: opName,
+        device,
+        bytes,
+        action,
+        shape,
+        dtype,
+        category,
+      }
+    : {
+        kind,
+        timestamp_ns: timestampNs,
+        tensor_id: tensorId,
+        span_id: spanId,
+        device,
+        bytes,
+        action,
+        shape,
+        dtype,
+        category,
+      };
+}
+
+function readDeviceMemory(): DeviceMemoryEvent {
+  const timestampNs = readU64();
+  expect(MEMBER.device);
+  const device = readString();
+  expect(MEMBER.used_bytes);
+  const usedBytes = readU64();
+  expect(MEMBER.free_bytes);
+  const freeBytes = readU64();
+  const hasReserved = optionalKey(MEMBER.reserved_bytes);
+  const reservedBytes = hasReserved ? readU64() : 0;
+  const kind = "device_memory";
+  return hasReserved
+    ? {
+        kind,
+        timestamp_ns: timestampNs,
+        device,
+        used_bytes: usedBytes,
+        free_bytes: freeBytes,
+        reserved_bytes: reservedBytes,
+      }
+    : { kind, timestamp_ns: timestampNs, device, used_bytes: usedBytes, free_bytes: freeBytes };
+}
+
+function readGradient(): GradientEvent {
+  const eventId = readString();
+  expect(MEMBER.root);
+  const root = readString();
+  expect(MEMBER.key);
+  const key = readString();
+  expect(MEMBER.state);
+  const state: GradientState = readEnum(GRADIENT_STATES);
+  const kind = "gradient";
+  if (!optionalKey(MEMBER.norm)) return { kind, event_id: eventId, root, key, state };
+  return { kind, event_id: eventId, root, key, state, norm: readFloat() };
+}
+
+function readEdge(): EdgeEvent {
+  const fromSpan = readString();
+  expect(MEMBER.to_span);
+  const toSpan = readString();
+  expect(MEMBER.duration_ns);
+  return { kind: "edge", from_span: fromSpan, to_span: toSpan, duration_ns: readU64() };
+}
+
+const PREFIX = ascii('{"kind":"');
+
+function readEvent(): TraceEvent | undefined {
+  if (!optionalKey(PREFIX)) return undefined;
+  // Dispatch on the kind's first letters; `expect` then checks the whole kind and first key.
+  switch (input[position]) {
+    case 0x6d: // m
+      expect(KIND.memory);
+      return readMemory();
+    case 0x6f: // o
+      expect(KIND.op);
+      return readOp();
+    case 0x74: // t
+      expect(KIND.tensor);
+      return readTensor();
+    case 0x73: // s
+      if (optionalKey(KIND.span_start)) return readSpanStart();
+      expect(KIND.span_end);
+      return readSpanEnd();
+    case 0x64: // d
+      expect(KIND.device_memory);
+      return readDeviceMemory();
+    case 0x67: // g
+      expect(KIND.gradient);
+      return readGradient();
+    case 0x65: // e
+      expect(KIND.edge);
+      return readEdge();
+    default:
+      return undefined; // meta (once per file) and anything unexpected: the JSON.parse tiers
+  }
+}
+
+/**
+ * Decodes the UTF-8 line `source[start..stop)` when it is one canonical, non-meta event line (no
+ * surrounding whitespace, no line feed); returns `undefined` for anything else, including lines
+ * that are valid but not canonical — decode those as text with `decodeTraceLine`. Never throws.
+ * The event is exactly the one `decodeTraceLine` returns for the same line.
+ */
+export function decodeCanonicalLine(
+  source: Uint8Array,
+  start = 0,
+  stop = source.length,
+): TraceEvent | undefined {
+  if (source !== input) {
+    input = source;
+    view = new DataView(source.buffer, source.byteOffset, source.byteLength);
+  }
+  position = start;
+  end = stop;
+  ok = true;
+  const event = readEvent();
+  const accepted = ok && event !== undefined && position === stop - 1 && source[position] === CLOSE_BRACE;
+  return accepted ? event : undefined;
+}
