@@ -3,10 +3,16 @@
 // loop allocates nothing per line beyond what decoding needs.
 //
 // Bytes are read canonical-first: each line goes straight from UTF-8 bytes to an event through
-// `decodeCanonicalLine` (no text decoding, no JSON.parse). At the first line of a run that is not
+// `readCanonicalLine` (no text decoding, no JSON.parse). At the first line of a run that is not
 // canonical (or blank, or not ASCII), the rest of the run is decoded as text and goes through
 // `decodeTraceLine`, which gives the same event for canonical lines and the exact error otherwise.
-import { decodeCanonicalLine, decodeTraceLine, type TraceEvent, trimTraceLine } from "@cg/schema";
+import {
+  type CanonicalLine,
+  decodeTraceLine,
+  readCanonicalLine,
+  type TraceEvent,
+  trimTraceLine,
+} from "@cg/schema";
 import { decodeUtf8Lines, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";
 import { TraceParseError } from "./trace-parse-error.js";
@@ -30,9 +36,10 @@ export interface ReadOptions {
 }
 
 const LF = 10;
-const CR = 13;
 /** Consecutive non-canonical lines after which the rest of a byte run is decoded as text. */
 const TEXT_AFTER_MISSES = 8;
+/** The most bytes decoded into one string on the text path. */
+const TEXT_SLICE_BYTES = 1 << 16;
 
 export type EventSink = (event: TraceEvent, line: number, index: number) => void;
 
@@ -44,6 +51,15 @@ export class LineProcessor {
   readonly #checker: StructureChecker;
   readonly #onDiagnostic: ((diagnostic: TraceParseError) => void) | undefined;
   readonly #sink: EventSink;
+  readonly #canonical: CanonicalLine = { event: undefined, end: 0 };
+  readonly #queue: LinePiece[] = [];
+  #head = 0;
+  /** Where the next line starts in the bytes piece at the head of the queue. */
+  #offset = 0;
+  /** Non-canonical lines in a row in the current bytes piece. */
+  #misses = 0;
+  /** Events handed to the sink so far. */
+  #delivered = 0;
   #nextLine = 1;
   #nextIndex = 0;
 
@@ -66,36 +82,84 @@ export class LineProcessor {
     return this.#nextIndex;
   }
 
-  processPieces(pieces: readonly LinePiece[]): void {
-    for (const piece of pieces) {
-      if (piece.type === "bytes") this.processBytes(piece.bytes, piece.unterminated);
-      else if (piece.type === "text") this.processText(piece.text, piece.unterminated);
-      else if (piece.type === "invalid_utf8") {
-        const line = this.#nextLine++;
-        const index = this.#nextIndex++;
-        this.#fail(
-          new TraceParseError({
-            message: `read trace JSONL line ${line} from ${this.file}: invalid UTF-8 (stream did not contain valid UTF-8)`,
-            code: "invalid_utf8",
-            stage: "line",
-            line,
-            index,
-            file: this.file,
-          }),
-        );
+  /**
+   * Queues pieces for `drain`. A bytes piece may live in a reused buffer: drain it completely
+   * before the next chunk is read.
+   */
+  enqueue(pieces: readonly LinePiece[]): void {
+    for (const piece of pieces) this.#queue.push(piece);
+  }
+
+  /**
+   * Processes queued pieces until `maxEvents` more events were delivered to the sink (a reader
+   * then hands them out before more are decoded, so few are alive at once) or the queue is empty.
+   * Returns true when work remains.
+   */
+  drain(maxEvents = Number.POSITIVE_INFINITY): boolean {
+    const limit = this.#delivered + maxEvents;
+    const queue = this.#queue;
+    while (this.#head < queue.length) {
+      const piece = queue[this.#head] as LinePiece;
+      if (piece.type === "bytes") {
+        if (!this.#processBytes(piece.bytes, piece.unterminated, limit)) return true;
       } else {
-        this.#tooLong(piece.length);
+        this.#processPiece(piece);
       }
+      this.#head++;
+    }
+    queue.length = 0;
+    this.#head = 0;
+    return false;
+  }
+
+  processPieces(pieces: readonly LinePiece[]): void {
+    this.enqueue(pieces);
+    this.drain();
+  }
+
+  #processPiece(piece: LinePiece): void {
+    if (piece.type === "bytes") {
+      this.#processBytes(piece.bytes, piece.unterminated, Number.POSITIVE_INFINITY);
+    } else if (piece.type === "text") {
+      this.processText(piece.text, piece.unterminated);
+    } else if (piece.type === "invalid_utf8") {
+      const line = this.#nextLine++;
+      const index = this.#nextIndex++;
+      this.#fail(
+        new TraceParseError({
+          message: `read trace JSONL line ${line} from ${this.file}: invalid UTF-8 (stream did not contain valid UTF-8)`,
+          code: "invalid_utf8",
+          stage: "line",
+          line,
+          index,
+          file: this.file,
+        }),
+      );
+    } else {
+      this.#tooLong(piece.length);
     }
   }
 
-  /** Whole lines of UTF-8 (each ending in LF unless `unterminated`, which marks the source's end). */
-  processBytes(bytes: Uint8Array, unterminated: boolean): void {
+  /**
+   * Whole lines of UTF-8 (each ending in LF unless `unterminated`, which marks the source's end),
+   * from `#offset` on. Returns false when it stopped at `limit` delivered events, true when done.
+   */
+  #processBytes(bytes: Uint8Array, unterminated: boolean, limit: number): boolean {
     const length = bytes.length;
     const maxLineLength = this.maxLineLength;
-    let misses = 0;
-    let start = 0;
+    const canonical = this.#canonical;
+    let start = this.#offset;
     while (start < length) {
+      if (this.#delivered >= limit) {
+        this.#offset = start;
+        return false;
+      }
+      if (readCanonicalLine(bytes, start, canonical) && canonical.end - start <= maxLineLength) {
+        this.#misses = 0;
+        this.#accept(canonical.event as TraceEvent, this.#nextLine++, this.#nextIndex++);
+        start = canonical.end + 1;
+        continue;
+      }
       let end = bytes.indexOf(LF, start);
       if (end === -1) end = length;
       if (end - start > maxLineLength) {
@@ -103,25 +167,43 @@ export class LineProcessor {
         start = end + 1;
         continue;
       }
-      // A CR before the LF is trailing white space, which decodeTraceLine would trim as well.
-      const stop = end > start && bytes[end - 1] === CR ? end - 1 : end;
-      const event = decodeCanonicalLine(bytes, start, stop);
-      if (event !== undefined) {
-        misses = 0;
-        this.#accept(event, this.#nextLine++, this.#nextIndex++);
-      } else {
-        // Not canonical: this line goes through the text tiers. After several such lines in a
-        // row the rest of the run is decoded as text at once (a file from another writer).
-        const pieces: LinePiece[] = [];
-        if (++misses > TEXT_AFTER_MISSES) {
-          decodeUtf8Lines(bytes.subarray(start), unterminated, pieces);
-          this.processPieces(pieces);
-          return;
-        }
-        decodeUtf8Lines(bytes.subarray(start, end + 1), unterminated && end === length, pieces);
-        this.processPieces(pieces);
+      // Not canonical: this line goes through the text tiers. After several such lines in a row
+      // the rest of the run is decoded as text (a file from another writer).
+      if (++this.#misses > TEXT_AFTER_MISSES) {
+        this.#processAsText(bytes, start, length, unterminated);
+        break;
       }
+      this.#processAsText(bytes, start, Math.min(end + 1, length), unterminated && end === length);
       start = end + 1;
+    }
+    this.#offset = 0;
+    this.#misses = 0;
+    return true;
+  }
+
+  /**
+   * Decodes the whole lines bytes[start..stop) as text (`unterminated`: the last has no LF), in
+   * slices of at most TEXT_SLICE_BYTES, so no decoded string is big enough for V8's large-object
+   * space, which only a full collection frees.
+   */
+  #processAsText(bytes: Uint8Array, start: number, stop: number, unterminated: boolean): void {
+    const length = stop;
+    const pieces: LinePiece[] = [];
+    let from = start;
+    while (from < length) {
+      let to = length;
+      if (length - from > TEXT_SLICE_BYTES) {
+        const lineFeed = bytes.lastIndexOf(LF, from + TEXT_SLICE_BYTES - 1);
+        if (lineFeed >= from) to = lineFeed + 1;
+        else {
+          const next = bytes.indexOf(LF, from + TEXT_SLICE_BYTES);
+          to = next === -1 ? length : next + 1;
+        }
+      }
+      decodeUtf8Lines(bytes.subarray(from, to), unterminated && to === length, pieces);
+      for (const piece of pieces) this.#processPiece(piece);
+      pieces.length = 0;
+      from = to;
     }
   }
 
@@ -191,6 +273,7 @@ export class LineProcessor {
       this.#fail(structureError);
       return;
     }
+    this.#delivered++;
     this.#sink(event, line, index);
   }
 

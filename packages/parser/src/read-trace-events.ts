@@ -48,10 +48,15 @@ export function processSync(source: string | Uint8Array, processor: LineProcesso
 }
 
 /**
- * Drives a source through the processor chunk by chunk, yielding after each chunk's events were
- * delivered to the processor's sink. Stopping the iteration early closes the source.
+ * Drives a source through the processor chunk by chunk, yielding after each chunk's events — or
+ * each `eventsPerStep` of them — were delivered to the processor's sink. Stopping the iteration
+ * early closes the source.
  */
-export async function* processChunks(source: TraceSource, processor: LineProcessor): AsyncGenerator<void> {
+export async function* processChunks(
+  source: TraceSource,
+  processor: LineProcessor,
+  eventsPerStep = Number.POSITIVE_INFINITY,
+): AsyncGenerator<void> {
   if (isTextSource(source)) {
     processSync(source.text, processor);
     yield;
@@ -88,8 +93,9 @@ export async function* processChunks(source: TraceSource, processor: LineProcess
         bytes.push(chunk, pieces);
       }
       if (pieces.length > 0) {
-        processor.processPieces(pieces);
+        processor.enqueue(pieces);
         pieces.length = 0;
+        while (processor.drain(eventsPerStep)) yield;
         yield;
       }
     }
@@ -97,7 +103,8 @@ export async function* processChunks(source: TraceSource, processor: LineProcess
     await iterator.return?.();
   }
   (usedText ? text : bytes).end(pieces);
-  processor.processPieces(pieces);
+  processor.enqueue(pieces);
+  while (processor.drain(eventsPerStep)) yield;
   processor.finish();
   yield;
 }
@@ -105,6 +112,12 @@ export async function* processChunks(source: TraceSource, processor: LineProcess
 export function createProcessor(source: TraceSource, options: ReadOptions, sink: EventSink): LineProcessor {
   return new LineProcessor(options.file ?? sourceLabel(source), options, sink);
 }
+
+/**
+ * Events decoded ahead of the consumer. A whole chunk's worth would keep thousands of events alive
+ * across young-generation collections; a few hundred keep the garbage collector's work small.
+ */
+const EVENTS_PER_STEP = 256;
 
 /**
  * The iterator behind `readTraceEvents`. Events are decoded a chunk at a time into a buffer and then
@@ -126,7 +139,7 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
     const processor = createProcessor(source, options, (event, line, index) => {
       this.#records.push({ event, line, index });
     });
-    this.#chunks = processChunks(source, processor);
+    this.#chunks = processChunks(source, processor, EVENTS_PER_STEP);
   }
 
   next(): Promise<IteratorResult<TraceEventRecord, void>> {

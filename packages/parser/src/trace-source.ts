@@ -44,7 +44,7 @@ export function isTextSource(source: unknown): source is { readonly text: string
  * size keeps each decoded chunk string a young-generation object: 1 MiB strings land in V8's
  * large-object space, survive until the next full GC and made up much of the streaming RSS.
  */
-export const READ_CHUNK_BYTES = 1 << 16;
+export const READ_CHUNK_BYTES = 1 << 20;
 
 async function* readFileChunks(path: string | URL): AsyncGenerator<Uint8Array> {
   const fs = await import("node:fs");

@@ -365,14 +365,25 @@ function readBoolean(): boolean {
 /** JSON number grammar (RFC 8259 §6); its value is then what JSON.parse would give. */
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
+/** Bytes that can appear in a JSON number: digits, `-`, `+`, `.`, `e`, `E`. */
+function isNumberByte(code: number): boolean {
+  return (
+    (code >= DIGIT_0 && code <= DIGIT_9) ||
+    code === 0x2d ||
+    code === 0x2b ||
+    code === 0x2e ||
+    (code | 0x20) === 0x65
+  );
+}
+
 /** A finite f64 in any JSON number form (canonical floats include forms like `1.0` and `1e-7`). */
 function readFloat(): number {
   const source = input;
   const start = position;
   let cursor = start;
-  while (cursor < end && source[cursor] !== COMMA && source[cursor] !== CLOSE_BRACE) cursor++;
+  while (cursor < end && isNumberByte(source[cursor] as number)) cursor++;
   position = cursor;
-  const literal = latin1.decode(source.subarray(start, cursor));
+  const literal = asciiString(start, cursor);
   const value = JSON_NUMBER.test(literal) ? Number(literal) : Number.NaN;
   if (!Number.isFinite(value)) ok = false;
   return value;
@@ -761,6 +772,17 @@ function readEvent(): TraceEvent | undefined {
   }
 }
 
+function begin(source: Uint8Array, start: number, stop: number): void {
+  // The view is kept for the next call, which in a reader is usually on the same chunk.
+  if (source !== input) {
+    input = source;
+    view = new DataView(source.buffer, source.byteOffset, source.byteLength);
+  }
+  position = start;
+  end = stop;
+  ok = true;
+}
+
 /**
  * Decodes the UTF-8 line `source[start..stop)` when it is one canonical, non-meta event line (no
  * surrounding whitespace, no line feed); returns `undefined` for anything else, including lines
@@ -772,14 +794,40 @@ export function decodeCanonicalLine(
   start = 0,
   stop = source.length,
 ): TraceEvent | undefined {
-  if (source !== input) {
-    input = source;
-    view = new DataView(source.buffer, source.byteOffset, source.byteLength);
-  }
-  position = start;
-  end = stop;
-  ok = true;
+  begin(source, start, stop);
   const event = readEvent();
-  const accepted = ok && event !== undefined && position === stop - 1 && source[position] === CLOSE_BRACE;
-  return accepted ? event : undefined;
+  return ok && event !== undefined && position === stop - 1 && source[position] === CLOSE_BRACE
+    ? event
+    : undefined;
+}
+
+/** Where `readCanonicalLine` leaves its result; one object can be reused for every line. */
+export interface CanonicalLine {
+  /** The decoded event (left as it was when the line is not canonical). */
+  event: TraceEvent | undefined;
+  /** Index of the line's terminating LF, or the length of the input when the line has none. */
+  end: number;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The streaming form of `decodeCanonicalLine`, for readers holding many lines in one buffer: reads
+ * the canonical event line that starts at `start` and finds its end on the way (a trailing CR is
+ * allowed, as white space), so the caller needs no separate search for the line feed. Returns
+ * false, and the caller decodes the line as text, for anything that is not one canonical line
+ * followed by LF, CR LF or the end of `source`.
+ */
+export function readCanonicalLine(source: Uint8Array, start: number, into: CanonicalLine): boolean {
+  const length = source.length;
+  begin(source, start, length);
+  const event = readEvent();
+  if (!ok || event === undefined || source[position] !== CLOSE_BRACE) return false;
+  let after = position + 1;
+  if (after < length && source[after] === CR) after++;
+  if (after < length && source[after] !== LF) return false;
+  into.event = event;
+  into.end = after;
+  return true;
 }
