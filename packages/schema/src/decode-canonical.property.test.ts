@@ -1,0 +1,330 @@
+// Tier 0 (decodeCanonicalLine / readCanonicalLine) against the JSON.parse tiers: for every line it
+// accepts, decodeTraceLine gives the same event (same keys in the same order, same values); it
+// accepts every canonical line of the subset it covers; and no mutation of a line makes it accept
+// something decodeTraceLine rejects or decodes differently.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical.js";
+import { decodeTraceLine } from "./decode-trace-line.js";
+import { encodeTraceEvent } from "./encode-events.js";
+import type { TraceEvent } from "./events.js";
+
+const encoder = new TextEncoder();
+
+/** Printable ASCII other than `"` and `\`: the strings tier 0 reads itself. */
+const plainText = fc.string({
+  unit: fc
+    .integer({ min: 0x20, max: 0x7f })
+    .filter((code) => code !== 0x22 && code !== 0x5c)
+    .map((code) => String.fromCharCode(code)),
+  maxLength: 40,
+});
+/** Anything else a writer may put in a string: escapes, controls, non-ASCII, astral characters. */
+const anyText = fc.oneof(
+  { weight: 4, arbitrary: plainText },
+  { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 12 }) },
+  { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 12 }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('say "hi"', "back\\slash", "tab\there", "line\nfeed", "é", "😀", "\u007f"),
+  },
+);
+/** u64 values up to 15 digits: plain numbers tier 0 reads itself. */
+const plainU64 = fc.oneof(
+  { weight: 5, arbitrary: fc.nat({ max: 1_000_000 }) },
+  { weight: 2, arbitrary: fc.constantFrom(0, 1, 10, 100, 999_999_999_999_999) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 999_999_999_999_999 }) },
+);
+const anyU64 = fc.oneof(
+  { weight: 6, arbitrary: plainU64 },
+  { weight: 1, arbitrary: fc.constantFrom(1_000_000_000_000_000, Number.MAX_SAFE_INTEGER) },
+  { weight: 1, arbitrary: fc.bigInt({ min: 9_007_199_254_740_992n, max: 18_446_744_073_709_551_615n }) },
+);
+const finiteNorm = fc.oneof(
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0, -0, 1, 0.5, 1e-7, 1e21, 123456.789, 5e-324, 1.7976931348623157e308),
+);
+const categories = fc.constantFrom("parameter", "activation", "gradient", "optimizer", "other");
+
+/** Every non-meta event; `text` and `u64` choose how far outside tier 0's subset values may go. */
+function events(text: fc.Arbitrary<string>, u64: fc.Arbitrary<number | bigint>, norm: fc.Arbitrary<number>) {
+  const shape = fc.array(u64, { maxLength: 6 });
+  const optional = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
+  const kinds: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+    span_start: fc.record({
+      kind: fc.constant("span_start"),
+      id: text,
+      parent_id: optional(text),
+      name: text,
+      start_ns: u64,
+      span_kind: fc.constantFrom("function", "op", "module"),
+      measured: fc.boolean(),
+      step: optional(fc.constantFrom("forward", "backward", "optimizer")),
+    }),
+    span_end: fc.record({ kind: fc.constant("span_end"), id: text, duration_ns: u64 }),
+    op: fc.record({
+      kind: fc.constant("op"),
+      span_id: text,
+      op_name: text,
+      inputs: fc.array(text, { maxLength: 5 }),
+      output: optional(text),
+      shape,
+      dtype: text,
+      device: text,
+      duration_ns: u64,
+      timestamp_ns: u64,
+      storage_bytes: optional(u64),
+      input_storage_bytes: u64,
+    }),
+    tensor: fc.record({
+      kind: fc.constant("tensor"),
+      span_id: text,
+      tensor_id: text,
+      shape,
+      dtype: text,
+      device: text,
+      requires_grad: fc.boolean(),
+      storage_bytes: optional(u64),
+      category: categories,
+    }),
+    memory: fc.record({
+      kind: fc.constant("memory"),
+      timestamp_ns: u64,
+      tensor_id: text,
+      span_id: text,
+      op_name: optional(text),
+      device: text,
+      bytes: u64,
+      action: fc.constantFrom("alloc", "free"),
+      shape,
+      dtype: text,
+      category: categories,
+    }),
+    device_memory: fc.record({
+      kind: fc.constant("device_memory"),
+      timestamp_ns: u64,
+      device: text,
+      used_bytes: u64,
+      free_bytes: u64,
+      reserved_bytes: optional(u64),
+    }),
+    gradient: fc.record({
+      kind: fc.constant("gradient"),
+      event_id: text,
+      root: text,
+      key: text,
+      state: fc.constantFrom("present", "missing", "zero", "non_finite"),
+      norm: optional(norm),
+    }),
+    edge: fc.record({ kind: fc.constant("edge"), from_span: text, to_span: text, duration_ns: u64 }),
+  };
+  // fc.record leaves optional keys present with `undefined`; an event has them absent.
+  return fc
+    .oneof(...Object.values(kinds))
+    .map(
+      (event) =>
+        Object.fromEntries(
+          Object.entries(event).filter(([, value]) => value !== undefined),
+        ) as unknown as TraceEvent,
+    );
+}
+
+const canonicalSubset = events(plainText, plainU64, finiteNorm);
+const anyEvent = events(
+  anyText,
+  anyU64,
+  fc.oneof(finiteNorm, fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY)),
+);
+
+/**
+ * Asserts tier 0's event is decodeTraceLine's, with its keys in line order. (The order of the text
+ * tiers depends on the tier: line order when the parsed object is reused, schema order when the
+ * exact tier builds a fresh one; key order is not part of the contract.)
+ */
+function expectSameAsTextTiers(event: TraceEvent, line: string): void {
+  const expected = decodeTraceLine(line);
+  expect(expected.ok, line).toBe(true);
+  if (!expected.ok) return;
+  expect(event).toStrictEqual(expected.event);
+  expect(Object.keys(event)).toEqual(Object.keys(JSON.parse(line)));
+}
+
+describe("decodeCanonicalLine", () => {
+  it("decodes every canonical line of its subset exactly as decodeTraceLine does", () => {
+    fc.assert(
+      fc.property(canonicalSubset, (event) => {
+        const line = encodeTraceEvent(event);
+        const decoded = decodeCanonicalLine(encoder.encode(line));
+        expect(decoded, line).toBeDefined();
+        expectSameAsTextTiers(decoded as TraceEvent, line);
+        expect(decoded).toStrictEqual(event);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("returns undefined or decodeTraceLine's event for any encoded event", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(anyEvent, (event) => {
+        const line = encodeTraceEvent(event);
+        const decoded = decodeCanonicalLine(encoder.encode(line));
+        if (decoded === undefined) return;
+        accepted++;
+        expectSameAsTextTiers(decoded, line);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(accepted).toBeGreaterThan(500);
+  });
+
+  it("never accepts a mutated line that decodeTraceLine rejects or reads differently", () => {
+    const mutation = fc.record({
+      at: fc.nat(),
+      type: fc.constantFrom("replace", "insert", "delete", "cut"),
+      byte: fc.oneof(
+        fc.constantFrom(...encoder.encode(' ",:[]{}\\0123456789-+.eEtfnul\r\n\t'), 0x80, 0xc3, 0xff, 0x00),
+        fc.integer({ min: 0, max: 255 }),
+      ),
+    });
+    let accepted = 0;
+    fc.assert(
+      fc.property(canonicalSubset, fc.array(mutation, { minLength: 1, maxLength: 3 }), (event, mutations) => {
+        let bytes = Array.from(encoder.encode(encodeTraceEvent(event)));
+        for (const { at, type, byte } of mutations) {
+          const index = at % (bytes.length + 1);
+          if (type === "replace") bytes[index] = byte;
+          else if (type === "insert") bytes.splice(index, 0, byte);
+          else if (type === "delete") bytes.splice(index, 1);
+          else bytes = bytes.slice(0, index);
+        }
+        const mutated = Uint8Array.from(bytes);
+        const decoded = decodeCanonicalLine(mutated);
+        if (decoded === undefined) return;
+        accepted++;
+        // Accepted bytes are ASCII, so decoding them as text cannot fail.
+        expectSameAsTextTiers(decoded, new TextDecoder("utf-8", { fatal: true }).decode(mutated));
+      }),
+      { numRuns: 20_000 },
+    );
+    // Some mutations keep a line valid (a digit for a digit, a letter inside a string).
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it("leaves valid lines outside its subset to the other tiers", () => {
+    const op =
+      '{"kind":"op","span_id":"s1","op_name":"matmul","inputs":[],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":5,"timestamp_ns":7,"input_storage_bytes":0}';
+    const valid = [
+      op.replace(',"dtype"', ', "dtype"'), // white space
+      op.replace('"matmul"', '"mat\\u006dul"'), // an escape
+      op.replace('"matmul"', '"matmül"'), // non-ASCII
+      op.replace(',"shape":[2]', ',"shape":[2],"note":1'), // an unknown key
+      op.replace('"span_id":"s1","op_name":"matmul"', '"op_name":"matmul","span_id":"s1"'), // key order
+      op.replace('"inputs":[]', '"inputs":[],"output":null'), // null for an optional key
+      op.replace('"timestamp_ns":7,', ""), // a defaulted key left out
+      op.replace('"duration_ns":5', '"duration_ns":1234567890123456'), // 16 digits
+      op.replace('"duration_ns":5', '"duration_ns":18446744073709551615'), // above 2^53
+      ` ${op}`,
+      `${op}\r`,
+      '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}',
+      '{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"non_finite","norm":null}',
+    ];
+    for (const line of valid) {
+      expect(decodeTraceLine(line).ok, line).toBe(true);
+      expect(decodeCanonicalLine(encoder.encode(line)), line).toBeUndefined();
+    }
+    expect(decodeCanonicalLine(encoder.encode(op))).toBeDefined();
+  });
+
+  it("rejects invalid lines of canonical shape", () => {
+    const invalid = [
+      '{"kind":"span_end","id":"s1","duration_ns":05}',
+      '{"kind":"span_end","id":"s1","duration_ns":-5}',
+      '{"kind":"span_end","id":"s1","duration_ns":5.0}',
+      '{"kind":"span_end","id":"s1","duration_ns":5e2}',
+      '{"kind":"span_end","id":"s1","duration_ns":"5"}',
+      '{"kind":"span_end","id":"s1","duration_ns":5,"duration_ns":6}',
+      '{"kind":"span_end","id":"s1","duration_ns":5',
+      '{"kind":"span_end","id":"s1","duration_ns":5}}',
+      '{"kind":"span_end","id":s1,"duration_ns":5}',
+      '{"kind":"span_start","id":"s1","name":"n","start_ns":0,"span_kind":"Function","measured":false}',
+      '{"kind":"span_start","id":"s1","name":"n","start_ns":0,"span_kind":"function","measured":0}',
+      '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[1,],"dtype":"f32","device":"cpu","requires_grad":false,"category":"other"}',
+      '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[,1],"dtype":"f32","device":"cpu","requires_grad":false,"category":"other"}',
+      '{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"present","norm":1e400}',
+      '{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"present","norm":.5}',
+      '{"kind":"spanend","id":"s1","duration_ns":5}',
+      "",
+      "{}",
+    ];
+    for (const line of invalid) expect(decodeCanonicalLine(encoder.encode(line)), line).toBeUndefined();
+  });
+
+  it("reads a range of a larger buffer and never past it", () => {
+    const line = '{"kind":"span_end","id":"s1","duration_ns":42}';
+    const buffer = encoder.encode(`xx${line}yy`);
+    expect(decodeCanonicalLine(buffer, 2, 2 + line.length)).toStrictEqual({
+      kind: "span_end",
+      id: "s1",
+      duration_ns: 42,
+    });
+    expect(decodeCanonicalLine(buffer, 2, 2 + line.length - 1)).toBeUndefined();
+    expect(decodeCanonicalLine(buffer, 2, 2 + line.length + 1)).toBeUndefined();
+    // A range ending inside a string or a number.
+    expect(decodeCanonicalLine(buffer, 2, 2 + line.indexOf("s1") + 1)).toBeUndefined();
+    expect(decodeCanonicalLine(buffer, 2, 2 + line.indexOf("42") + 1)).toBeUndefined();
+  });
+
+  it("keeps strings apart however many share the cache, and owes nothing to the buffer", () => {
+    // 20,000 distinct ids of 1 to 40 characters: far more than the cache has slots.
+    const ids = Array.from({ length: 20_000 }, (_, index) => `${"t".repeat(1 + (index % 40))}${index}`);
+    const buffer = new Uint8Array(256);
+    for (let round = 0; round < 2; round++) {
+      for (const id of ids) {
+        const line = encoder.encode(`{"kind":"span_end","id":"${id}","duration_ns":1}`);
+        buffer.fill(0x20);
+        buffer.set(line);
+        const event = decodeCanonicalLine(buffer, 0, line.length);
+        expect(event?.kind === "span_end" && event.id).toBe(id);
+      }
+    }
+  });
+});
+
+describe("readCanonicalLine", () => {
+  it("walks canonical lines in one buffer, finding each line's end", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(canonicalSubset, fc.constantFrom("\n", "\r\n")), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (lines, finalLineFeed) => {
+          let text = lines.map(([event, ending]) => encodeTraceEvent(event) + ending).join("");
+          if (!finalLineFeed) text = text.replace(/\r?\n$/, "");
+          const bytes = encoder.encode(text);
+          const into: CanonicalLine = { event: undefined, end: 0 };
+          let start = 0;
+          for (const [event] of lines) {
+            expect(readCanonicalLine(bytes, start, into)).toBe(true);
+            expect(into.event).toStrictEqual(event);
+            const lineFeed = bytes.indexOf(0x0a, start);
+            expect(into.end).toBe(lineFeed === -1 ? bytes.length : lineFeed);
+            start = into.end + 1;
+          }
+          expect(start).toBeGreaterThanOrEqual(bytes.length);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("refuses a line followed by anything but a line end", () => {
+    const into: CanonicalLine = { event: undefined, end: 0 };
+    const line = '{"kind":"span_end","id":"s1","duration_ns":42}';
+    for (const after of [" \n", "x", "\r\r\n", "\t", ",", "}"]) {
+      expect(readCanonicalLine(encoder.encode(line + after), 0, into), JSON.stringify(after)).toBe(false);
+    }
+    for (const after of ["", "\n", "\r\n", "\r"]) {
+      expect(readCanonicalLine(encoder.encode(line + after), 0, into), JSON.stringify(after)).toBe(true);
+    }
+  });
+});
