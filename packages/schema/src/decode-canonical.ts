@@ -63,41 +63,40 @@ interface Literal {
   readonly length: number;
   /** Bytes 4i..4i+3 as one little-endian word; the last word is padded with zero bytes. */
   readonly words: Int32Array;
-  /** Masks of the words: all ones except the padding of the last. */
-  readonly masks: Int32Array;
+  /** Keeps the literal's bytes of the last word (all ones when it is full). */
+  readonly lastMask: number;
 }
 
 function ascii(literal: string): Literal {
   const count = (literal.length + 3) >> 2;
   const words = new Int32Array(count);
-  const masks = new Int32Array(count);
   for (let index = 0; index < literal.length; index++) {
     const word = index >> 2;
-    const shift = (index & 3) * 8;
-    words[word] = (words[word] as number) | (literal.charCodeAt(index) << shift);
-    masks[word] = (masks[word] as number) | (0xff << shift);
+    words[word] = (words[word] as number) | (literal.charCodeAt(index) << ((index & 3) * 8));
   }
-  return { length: literal.length, words, masks };
+  const tail = literal.length - (count - 1) * 4;
+  return { length: literal.length, words, lastMask: tail === 4 ? -1 : (1 << (tail * 8)) - 1 };
 }
 
 /** True when `literal` is at the cursor. */
 function matches(literal: Literal): boolean {
   const start = position;
-  const length = literal.length;
-  if (start + length > end) return false;
+  if (start + literal.length > end) return false;
   const words = literal.words;
-  const count = words.length;
-  if (start + count * 4 <= input.length) {
-    // Whole words; the last one's bytes past the literal are masked off.
-    const source = view;
-    const masks = literal.masks;
-    for (let index = 0; index < count; index++) {
-      if ((source.getInt32(start + index * 4, true) & (masks[index] as number)) !== words[index])
-        return false;
-    }
-    return true;
+  const last = words.length - 1;
+  if (start + last * 4 + 4 > input.length) return matchesBytewise(literal, start);
+  const source = view;
+  for (let index = 0; index < last; index++) {
+    if (source.getInt32(start + index * 4, true) !== words[index]) return false;
   }
-  for (let index = 0; index < length; index++) {
+  // The last word's bytes past the literal belong to what follows: masked off.
+  return (source.getInt32(start + last * 4, true) & literal.lastMask) === words[last];
+}
+
+/** `matches` where a whole-word read would run past the end of the input. */
+function matchesBytewise(literal: Literal, start: number): boolean {
+  const words = literal.words;
+  for (let index = 0; index < literal.length; index++) {
     const expected = ((words[index >> 2] as number) >>> ((index & 3) * 8)) & 0xff;
     if (input[start + index] !== expected) return false;
   }
