@@ -8,6 +8,7 @@ import { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./de
 import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeTraceEvent } from "./encode-events.js";
 import type { TraceEvent } from "./events.js";
+import { trimTraceLine } from "./trim-trace-line.js";
 
 const encoder = new TextEncoder();
 
@@ -215,7 +216,6 @@ describe("decodeCanonicalLine", () => {
     const op =
       '{"kind":"op","span_id":"s1","op_name":"matmul","inputs":[],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":5,"timestamp_ns":7,"input_storage_bytes":0}';
     const valid = [
-      op.replace(',"dtype"', ', "dtype"'), // white space
       op.replace('"matmul"', '"mat\\u006dul"'), // an escape
       op.replace('"matmul"', '"matmül"'), // non-ASCII
       op.replace(',"shape":[2]', ',"shape":[2],"note":1'), // an unknown key
@@ -224,8 +224,6 @@ describe("decodeCanonicalLine", () => {
       op.replace('"timestamp_ns":7,', ""), // a defaulted key left out
       op.replace('"duration_ns":5', '"duration_ns":1234567890123456'), // 16 digits
       op.replace('"duration_ns":5', '"duration_ns":18446744073709551615'), // above 2^53
-      ` ${op}`,
-      `${op}\r`,
       '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":false,"timing_mode":"host","tags":{}}',
       '{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"non_finite","norm":null}',
     ];
@@ -234,6 +232,42 @@ describe("decodeCanonicalLine", () => {
       expect(decodeCanonicalLine(encoder.encode(line)), line).toBeUndefined();
     }
     expect(decodeCanonicalLine(encoder.encode(op))).toBeDefined();
+  });
+
+  it("reads lines with JSON white space between tokens exactly as decodeTraceLine does", () => {
+    const space = fc.constantFrom("", "", "", " ", "  ", "\t", "\r", " \t");
+    fc.assert(
+      fc.property(canonicalSubset, fc.infiniteStream(space), (event, spaces) => {
+        // Subset strings hold no quote or backslash, so a quote always opens or closes a string.
+        const compact = encodeTraceEvent(event);
+        let line = spaces.next().value as string;
+        let inString = false;
+        for (const character of compact) {
+          if (character === '"') inString = !inString;
+          const structural = !inString && character !== '"' && "{}[],:".includes(character);
+          line += structural ? `${spaces.next().value}${character}${spaces.next().value}` : character;
+        }
+        line += spaces.next().value;
+        const decoded = decodeCanonicalLine(encoder.encode(line));
+        expect(decoded, JSON.stringify(line)).toBeDefined();
+        expect(decoded).toStrictEqual(event);
+        expectSameAsTextTiers(decoded as TraceEvent, trimTraceLine(line));
+      }),
+      { numRuns: 3000 },
+    );
+    // White space inside a token is not white space between tokens.
+    for (const line of [
+      '{"kind":"span_end","id":"s1","duration_ns":4 2}',
+      '{"kind":"span_end","id":"s1","duration_ns":42,}',
+      '{"kind":"span_end" ,"id":"s1","duration_ns":42}x',
+      '{"kind":"span_end","id":"s1","duration_ns":42} }',
+      '{"kind":"span_end","id":"s1","duration_ns":42}\u000c',
+      '{"kind":"span_end", "id" :"s1" ,"duration_ns" : t}',
+      '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[1 2],"dtype":"f32","device":"cpu","requires_grad":false,"category":"other"}',
+      '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[1,2],"dtype":"f32","device":"cpu","requires_grad":fal se,"category":"other"}',
+    ]) {
+      expect(decodeCanonicalLine(encoder.encode(line)), line).toBeUndefined();
+    }
   });
 
   it("rejects invalid lines of canonical shape", () => {
@@ -320,10 +354,10 @@ describe("readCanonicalLine", () => {
   it("refuses a line followed by anything but a line end", () => {
     const into: CanonicalLine = { event: undefined, end: 0 };
     const line = '{"kind":"span_end","id":"s1","duration_ns":42}';
-    for (const after of [" \n", "x", "\r\r\n", "\t", ",", "}"]) {
+    for (const after of ["x", " x\n", ",", "}", "\u000c\n"]) {
       expect(readCanonicalLine(encoder.encode(line + after), 0, into), JSON.stringify(after)).toBe(false);
     }
-    for (const after of ["", "\n", "\r\n", "\r"]) {
+    for (const after of ["", "\n", "\r\n", "\r", " \n", "\r\r\n", "\t"]) {
       expect(readCanonicalLine(encoder.encode(line + after), 0, into), JSON.stringify(after)).toBe(true);
     }
   });

@@ -1,12 +1,14 @@
 // Tier 0 of line decoding: a reader for lines in canonical form (spec §7: the reference's key
-// order, compact, plain literals), which is what candle-graph and @cg/writer write. It reads the
-// UTF-8 bytes directly — no text decoding, no JSON.parse, no intermediate object — and accepts only
-// the exact canonical grammar of each non-meta kind, ASCII only: every byte is checked, so an
-// accepted line is also valid UTF-8. Anything else (whitespace, an escape, a non-ASCII character, a
-// `null`, an unknown, missing, repeated or reordered key, a number above 15 digits, an exponent in a
-// u64, a `meta` line) returns `undefined` and the caller falls back to `decodeTraceLine`, which
+// order, plain literals), which is what candle-graph and @cg/writer write. It reads the UTF-8 bytes
+// directly — no text decoding, no JSON.parse, no intermediate object — and accepts only the
+// canonical grammar of each non-meta kind, ASCII only: every byte is checked, so an accepted line
+// is also valid UTF-8. JSON white space between tokens is allowed (writers such as Python's
+// json.dumps put a space after `,` and `:`); it costs nothing on compact lines, because it is only
+// looked for where the expected byte was not found. Anything else (an escape, a non-ASCII character,
+// a `null`, an unknown, missing, repeated or reordered key, a number above 15 digits, an exponent in
+// a u64, a `meta` line) returns `undefined` and the caller falls back to `decodeTraceLine`, which
 // produces the result or the error. For every line it accepts, the event is the one
-// `decodeTraceLine` returns for the same text: same keys, same order, same values (property-tested).
+// `decodeTraceLine` returns for the same text: same values, keys in line order (property-tested).
 //
 // Strings are interned in a small direct-mapped cache keyed by a hash computed while scanning:
 // trace lines repeat the same ids, names, dtypes and devices, so most strings cost a compare and
@@ -57,6 +59,22 @@ let view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer);
 let position = 0;
 let end = 0;
 let ok = true;
+
+/** JSON white space within a line: space, tab, CR (a line never holds an LF). */
+function isSpace(code: number | undefined): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0d;
+}
+
+/**
+ * Steps over white space at the cursor; true when there was some. Canonical lines have none, so
+ * readers only call this after the byte they expected was not there: white space between tokens
+ * costs nothing until a line has some.
+ */
+function skipSpaces(): boolean {
+  const start = position;
+  while (isSpace(input[position])) position++;
+  return position !== start;
+}
 
 /** An ASCII literal (a key with its punctuation, e.g. `,"name":`) as little-endian 32-bit words. */
 interface Literal {
@@ -224,13 +242,41 @@ function interned(start: number, stop: number): string {
 /** Expects `literal` (a key with its punctuation) at the cursor. */
 function expect(literal: Literal): void {
   if (matches(literal)) position += literal.length;
-  else ok = false;
+  else if (!matchesSpaced(literal)) ok = false;
 }
 
 /** True when the optional member `literal` comes next (and steps over it). */
 function optionalKey(literal: Literal): boolean {
-  if (!matches(literal)) return false;
-  position += literal.length;
+  if (matches(literal)) {
+    position += literal.length;
+    return true;
+  }
+  return matchesSpaced(literal);
+}
+
+/** `{`, `,` and `:`: the literal's bytes that may have JSON white space on either side. */
+function isPunctuation(code: number): boolean {
+  return code === 0x7b || code === 0x2c || code === 0x3a;
+}
+
+/**
+ * `literal` at the cursor with white space around its punctuation (`, "name": ` for `,"name":`),
+ * as other writers put it; steps over it and the white space after it. On a mismatch the cursor
+ * stays where it was.
+ */
+function matchesSpaced(literal: Literal): boolean {
+  const start = position;
+  const words = literal.words;
+  let cursor = start;
+  for (let index = 0; index < literal.length; index++) {
+    const expected = ((words[index >> 2] as number) >>> ((index & 3) * 8)) & 0xff;
+    const punctuation = isPunctuation(expected);
+    if (punctuation) while (isSpace(input[cursor])) cursor++;
+    if (input[cursor] !== expected || cursor >= end) return false;
+    cursor++;
+    if (punctuation) while (isSpace(input[cursor])) cursor++;
+  }
+  position = cursor;
   return true;
 }
 
@@ -274,7 +320,7 @@ function endShortString(start: number, length: number, word0: number, word1: num
  */
 function readString(): string {
   const source = input;
-  if (source[position] !== QUOTE) {
+  if (source[position] !== QUOTE && !(skipSpaces() && source[position] === QUOTE)) {
     ok = false;
     return "";
   }
@@ -335,6 +381,7 @@ function readU64(): number {
     return 0; // a following digit breaks the grammar at the next expected byte
   }
   if (!(first > DIGIT_0 && first <= DIGIT_9)) {
+    if (isSpace(first) && skipSpaces()) return readU64();
     ok = false;
     return 0;
   }
@@ -357,6 +404,7 @@ const FALSE = ascii("false");
 function readBoolean(): boolean {
   if (optionalKey(TRUE)) return true;
   if (optionalKey(FALSE)) return false;
+  if (skipSpaces()) return readBoolean();
   ok = false;
   return false;
 }
@@ -377,6 +425,7 @@ function isNumberByte(code: number): boolean {
 
 /** A finite f64 in any JSON number form (canonical floats include forms like `1.0` and `1e-7`). */
 function readFloat(): number {
+  skipSpaces();
   const source = input;
   const start = position;
   let cursor = start;
@@ -390,12 +439,12 @@ function readFloat(): number {
 
 /** Steps over `[`; true when `]` follows at once (also stepped over). */
 function listIsEmpty(): boolean {
-  if (input[position] !== OPEN_BRACKET) {
+  if (input[position] !== OPEN_BRACKET && !(skipSpaces() && input[position] === OPEN_BRACKET)) {
     ok = false;
     return true;
   }
   position++;
-  if (input[position] !== CLOSE_BRACKET) return false;
+  if (input[position] !== CLOSE_BRACKET && !(skipSpaces() && input[position] === CLOSE_BRACKET)) return false;
   position++;
   return true;
 }
@@ -404,7 +453,10 @@ function listIsEmpty(): boolean {
 function listContinues(): boolean {
   const next = input[position++];
   if (next === COMMA) return true;
-  if (next !== CLOSE_BRACKET) ok = false;
+  if (next === CLOSE_BRACKET) return false;
+  position--;
+  if (skipSpaces()) return listContinues();
+  ok = false;
   return false;
 }
 
@@ -783,10 +835,22 @@ function begin(source: Uint8Array, start: number, stop: number): void {
 }
 
 /**
- * Decodes the UTF-8 line `source[start..stop)` when it is one canonical, non-meta event line (no
- * surrounding whitespace, no line feed); returns `undefined` for anything else, including lines
- * that are valid but not canonical — decode those as text with `decodeTraceLine`. Never throws.
- * The event is exactly the one `decodeTraceLine` returns for the same line.
+ * After the last member: `}`, with white space allowed before and after it. Returns the index past
+ * the trailing white space, or -1.
+ */
+function closeLine(): number {
+  if (input[position] !== CLOSE_BRACE && !(skipSpaces() && input[position] === CLOSE_BRACE)) return -1;
+  position++;
+  while (position < end && isSpace(input[position])) position++;
+  return position;
+}
+
+/**
+ * Decodes the UTF-8 line `source[start..stop)` (no line feed) when it is a non-meta event line in
+ * canonical form: the reference's key order and plain literals, ASCII, no escapes. JSON white space
+ * between tokens and around the line is allowed. Returns `undefined` for anything else, including
+ * lines that are valid but not canonical — decode those as text with `decodeTraceLine`. Never
+ * throws. The event is exactly the one `decodeTraceLine` returns for the same line.
  */
 export function decodeCanonicalLine(
   source: Uint8Array,
@@ -795,9 +859,7 @@ export function decodeCanonicalLine(
 ): TraceEvent | undefined {
   begin(source, start, stop);
   const event = readEvent();
-  return ok && event !== undefined && position === stop - 1 && source[position] === CLOSE_BRACE
-    ? event
-    : undefined;
+  return ok && event !== undefined && closeLine() === stop ? event : undefined;
 }
 
 /** Where `readCanonicalLine` leaves its result; one object can be reused for every line. */
@@ -809,23 +871,21 @@ export interface CanonicalLine {
 }
 
 const LF = 0x0a;
-const CR = 0x0d;
 
 /**
  * The streaming form of `decodeCanonicalLine`, for readers holding many lines in one buffer: reads
- * the canonical event line that starts at `start` and finds its end on the way (a trailing CR is
- * allowed, as white space), so the caller needs no separate search for the line feed. Returns
- * false, and the caller decodes the line as text, for anything that is not one canonical line
- * followed by LF, CR LF or the end of `source`.
+ * the canonical event line that starts at `start` and finds its end on the way (trailing white
+ * space such as the CR of CRLF is allowed), so the caller needs no separate search for the line
+ * feed. Returns false, and the caller decodes the line as text, for anything that is not one
+ * canonical line followed by LF or the end of `source`.
  */
 export function readCanonicalLine(source: Uint8Array, start: number, into: CanonicalLine): boolean {
   const length = source.length;
   begin(source, start, length);
   const event = readEvent();
-  if (!ok || event === undefined || source[position] !== CLOSE_BRACE) return false;
-  let after = position + 1;
-  if (after < length && source[after] === CR) after++;
-  if (after < length && source[after] !== LF) return false;
+  if (!ok || event === undefined) return false;
+  const after = closeLine();
+  if (after < 0 || (after < length && source[after] !== LF)) return false;
   into.event = event;
   into.end = after;
   return true;
