@@ -1,9 +1,11 @@
-// decodeTraceLine against bare JSON.parse (the floor any reader pays) and against JSON.parse +
-// zod's TraceEvent.safeParse (the obvious alternative). One op decodes a realistic mix of lines:
-// the golden trace plus generated session-shaped lines (spans, ops, tensors, memory, gradients).
+// decodeTraceLine against bare JSON.parse (what any text reader pays) and against JSON.parse +
+// zod's TraceEvent.safeParse (the obvious alternative); decodeCanonicalLine (tier 0, straight from
+// UTF-8 bytes) against JSON.parse of the already decoded text. One op decodes a realistic mix of
+// lines: the golden trace plus generated session-shaped lines (spans, ops, tensors, memory,
+// gradients), all canonical.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { decodeTraceLine, TraceEvent } from "@cg/schema";
+import { decodeCanonicalLine, decodeTraceLine, TraceEvent } from "@cg/schema";
 import { compare, report } from "./harness.js";
 
 const golden = readFileSync(
@@ -98,6 +100,27 @@ export function generatedLines(count: number): string[] {
 
 const lines = [...golden, ...generatedLines(2000)];
 
+/** The same lines as one UTF-8 buffer with each line's range, as a byte reader holds them. */
+const utf8 = new TextEncoder().encode(lines.join("\n"));
+const ranges: number[] = [];
+for (let start = 0; start < utf8.length; ) {
+  const lineFeed = utf8.indexOf(10, start);
+  const stop = lineFeed === -1 ? utf8.length : lineFeed;
+  ranges.push(start, stop);
+  start = stop + 1;
+}
+
+/** Tier 0 where it applies (every line here but the meta line), decodeTraceLine otherwise. */
+function decodeCanonicalAll(): number {
+  let accepted = 0;
+  for (let index = 0; index < ranges.length; index += 2) {
+    const event = decodeCanonicalLine(utf8, ranges[index], ranges[index + 1]);
+    if (event !== undefined || decodeTraceLine(lines[index >> 1] as string).ok) accepted++;
+  }
+  if (accepted !== lines.length) throw new Error("a benchmark line failed to decode");
+  return accepted;
+}
+
 function decodeAll(): number {
   let accepted = 0;
   for (const line of lines) if (decodeTraceLine(line).ok) accepted++;
@@ -140,9 +163,21 @@ export default async function run(): Promise<void> {
     { name: "decodeTraceLine", fn: decodeAll },
     { name: "JSON.parse", fn: parseAll },
     { name: "JSON.parse + zod safeParse", fn: parseWithZod },
+    { name: "decodeCanonicalLine", fn: decodeCanonicalAll },
   ];
   interleaved(contenders, 10);
-  const [decodeRate = 0, parseRate = 0, zodRate = 0] = interleaved(contenders);
+  const [decodeRate = 0, parseRate = 0, zodRate = 0, canonicalRate = 0] = interleaved(contenders);
+  report(
+    {
+      title:
+        "decode a realistic line mix (interleaved, best of 60) — decodeCanonicalLine from bytes vs JSON.parse of the text",
+      subjectOpsPerSecond: canonicalRate,
+      baselineOpsPerSecond: parseRate,
+      ratio: canonicalRate / parseRate,
+    },
+    "speedup",
+    1,
+  );
   report(
     {
       title: "decode a realistic line mix (interleaved, best of 60) — decodeTraceLine vs JSON.parse",

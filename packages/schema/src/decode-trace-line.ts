@@ -3,6 +3,7 @@
 // then build output objects of exactly the shape the zod schemas produce. zod stays off this path
 // because readers call it once per line.
 
+import { decodeCanonicalLine } from "./decode-canonical.js";
 import { decodeFast } from "./decode-fast.js";
 import {
   type DecodeContext,
@@ -331,6 +332,22 @@ function firstDuplicate(keys: readonly string[]): string {
 
 const optimisticContext = newContext("", null);
 
+/** Lines up to this many UTF-16 units are tried with tier 0 first; writer lines are far shorter. */
+const CANONICAL_TEXT_LIMIT = 4096;
+/** UTF-8 needs at most three bytes per UTF-16 unit. */
+const scratch = new Uint8Array(CANONICAL_TEXT_LIMIT * 3);
+const utf8 = new TextEncoder();
+
+/**
+ * Tier 0 for text: the line's UTF-8 bytes through decodeCanonicalLine (ASCII lines only, so any
+ * other character, a lone surrogate included, sends the line on to the JSON.parse tiers).
+ */
+function decodeCanonicalText(line: string): TraceEvent | undefined {
+  if (line.length > CANONICAL_TEXT_LIMIT) return undefined;
+  const { written } = utf8.encodeInto(line, scratch);
+  return decodeCanonicalLine(scratch, 0, written);
+}
+
 /**
  * Optimistic path. Every way in which a line can differ from the compact serialization of the
  * value JSON.parse returned makes the line LONGER — whitespace between tokens, an escape sequence
@@ -397,6 +414,8 @@ function decodeParsed(line: string, parsed: unknown): DecodeLineResult {
  * escaped lone surrogates rejected. Never throws for bad input; the result says what and where.
  */
 export function decodeTraceLine(trimmedLine: string): DecodeLineResult {
+  const canonical = decodeCanonicalText(trimmedLine);
+  if (canonical !== undefined) return { ok: true, event: canonical };
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmedLine);
