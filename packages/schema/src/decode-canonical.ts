@@ -460,39 +460,34 @@ function listContinues(): boolean {
   return false;
 }
 
-// Lists are built as literals of their exact length where short (as JSON.parse builds them), not
-// grown by push, which would give each a backing store of 17 elements to collect.
+/**
+ * `[]` or `[e,e,...]`. Built as literals of their exact length where short (as JSON.parse builds
+ * them), not grown by push, which would give each a backing store of 17 elements to collect.
+ */
+function readList<T>(readElement: () => T): T[] {
+  if (listIsEmpty()) return [];
+  const first = readElement();
+  if (!listContinues()) return [first];
+  const second = readElement();
+  if (!listContinues()) return [first, second];
+  const third = readElement();
+  if (!listContinues()) return [first, second, third];
+  const fourth = readElement();
+  if (!listContinues()) return [first, second, third, fourth];
+  const values = [first, second, third, fourth];
+  do values.push(readElement());
+  while (ok && listContinues());
+  return values;
+}
 
 /** `[]` or `[d,d,...]`. */
 function readShape(): number[] {
-  if (listIsEmpty()) return [];
-  const first = readU64();
-  if (!listContinues()) return [first];
-  const second = readU64();
-  if (!listContinues()) return [first, second];
-  const third = readU64();
-  if (!listContinues()) return [first, second, third];
-  const fourth = readU64();
-  if (!listContinues()) return [first, second, third, fourth];
-  const shape = [first, second, third, fourth];
-  do shape.push(readU64());
-  while (ok && listContinues());
-  return shape;
+  return readList(readU64);
 }
 
 /** `[]` or `["s","s",...]`. */
 function readStrings(): string[] {
-  if (listIsEmpty()) return [];
-  const first = readString();
-  if (!listContinues()) return [first];
-  const second = readString();
-  if (!listContinues()) return [first, second];
-  const third = readString();
-  if (!listContinues()) return [first, second, third];
-  const values = [first, second, third];
-  do values.push(readString());
-  while (ok && listContinues());
-  return values;
+  return readList(readString);
 }
 
 /** `,"key":` of every member after the first, as bytes. */
@@ -542,7 +537,9 @@ const KIND = {
 } as const;
 
 // One reader per kind, in the canonical key order of the encoders in encode-events.ts. The events
-// are built with their keys in line order, as JSON.parse would have created them.
+// are built with their keys in line order, as JSON.parse would have created them, by one object
+// literal per combination of optional keys: each literal is one fixed hidden class with its fields
+// in the object, which adding the optional keys afterwards would not give.
 
 function readSpanStart(): SpanStartEvent {
   const id = readString();
