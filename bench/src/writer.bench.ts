@@ -206,6 +206,86 @@ export default async function writerBench(): Promise<void> {
     settle: () => destination.flushSync(),
   };
   cpuCompare("op events", recordOp, pinoSide, { mode: "speedup", target: 2, iterations: 100_000 });
+
+  // --- tensor and memory events (the most frequent lines of a training step) --------------------
+  const tensorRecord = {
+    tensorId: "t2",
+    shape: [32, 32],
+    dtype: "f32",
+    device: "cuda:0",
+    category: "activation",
+  } as const;
+  cpuCompare(
+    "tensor events",
+    {
+      name: "session.recordTensor",
+      batch(count) {
+        for (let index = 0; index < count; index++) session.recordTensor(span, tensorRecord);
+      },
+      settle: () => session.flush(),
+    },
+    {
+      name: "JSON.stringify + 64 KiB writeSync",
+      batch(count) {
+        for (let index = 0; index < count; index++) {
+          baseline.write({
+            kind: "tensor",
+            span_id: "s3",
+            tensor_id: "t2",
+            shape: [32, 32],
+            dtype: "f32",
+            device: "cuda:0",
+            requires_grad: false,
+            storage_bytes: 4096,
+            category: "activation",
+          });
+        }
+      },
+      settle: () => baseline.flush(),
+    },
+    { mode: "speedup", target: 1.5, iterations: 100_000 },
+  );
+  const memoryRecord = {
+    tensorId: "t2",
+    opName: "matmul",
+    device: "cuda:0",
+    bytes: 4096,
+    shape: [32, 32],
+    dtype: "f32",
+    category: "activation",
+  } as const;
+  cpuCompare(
+    "memory alloc events",
+    {
+      name: "session.recordMemoryAlloc",
+      batch(count) {
+        for (let index = 0; index < count; index++) session.recordMemoryAlloc(span, memoryRecord);
+      },
+      settle: () => session.flush(),
+    },
+    {
+      name: "JSON.stringify + 64 KiB writeSync",
+      batch(count) {
+        for (let index = 0; index < count; index++) {
+          baseline.write({
+            kind: "memory",
+            timestamp_ns: clock.now(),
+            tensor_id: "t2",
+            span_id: "s3",
+            op_name: "matmul",
+            device: "cuda:0",
+            bytes: 4096,
+            action: "alloc",
+            shape: [32, 32],
+            dtype: "f32",
+            category: "activation",
+          });
+        }
+      },
+      settle: () => baseline.flush(),
+    },
+    { mode: "speedup", target: 1.5, iterations: 100_000 },
+  );
   baseline.close();
 
   // --- span begin + end ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import {
   encodeMetaEvent,
   GRADIENT_STATES,
   type GradientState,
+  type MemoryAction,
   SPAN_KINDS,
   type SpanKind,
   type U64,
@@ -15,7 +16,13 @@ import type { ProfileRunFields } from "./profile-run.js";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import { deviceMemoryLine } from "./serialize/device-memory-line.js";
 import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
-import { putOpLine, putSpanEndLine, putSpanStartLine } from "./serialize/line-bytes.js";
+import {
+  putMemoryLine,
+  putOpLine,
+  putSpanEndLine,
+  putSpanStartLine,
+  putTensorLine,
+} from "./serialize/line-bytes.js";
 import { memoryLine } from "./serialize/memory-line.js";
 import { opLine } from "./serialize/op-line.js";
 import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
@@ -341,51 +348,78 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     this.#assertOpen();
     // Fast path: the line encoded straight into the sink's buffer. It bails out (-1) on anything
     // uncommon, invalid or too long, and the string serializer below then validates and writes.
+    const spanId = this.#fastPathSpanId(span);
     const lines = this.#lines;
-    if (lines !== undefined && this.#failure === undefined) {
-      const spanId =
-        typeof span === "string"
-          ? span
-          : span instanceof SpanGuard && span.owner === this
-            ? span.id
-            : undefined;
-      const target = spanId === undefined ? undefined : lines.lineBuffer();
-      if (target !== undefined) {
-        const end = putOpLine(
-          target,
-          lines.lineOffset,
-          spanId as string,
-          record,
-          this.#zeroOpTimestampMeansNow,
-          this.#now,
-        );
-        if (end >= 0) {
-          lines.commitLine(end);
-          return;
-        }
+    const target = spanId === undefined ? undefined : lines?.lineBuffer();
+    if (target !== undefined && lines !== undefined) {
+      const end = putOpLine(
+        target,
+        lines.lineOffset,
+        spanId as string,
+        record,
+        this.#zeroOpTimestampMeansNow,
+        this.#now,
+      );
+      if (end >= 0) {
+        lines.commitLine(end);
+        return;
       }
     }
-    const spanId = this.#spanIdJson(span);
+    const spanIdJson = this.#spanIdJson(span);
     const effective =
       this.#zeroOpTimestampMeansNow && record?.timestampNs === 0
         ? { ...record, timestampNs: undefined }
         : record;
-    this.#emit(opLine(spanId, effective, this.#now));
+    this.#emit(opLine(spanIdJson, effective, this.#now));
   }
 
   recordTensor(span: SpanRef, record: TensorRecord): void {
     this.#assertOpen();
+    const spanId = this.#fastPathSpanId(span);
+    const lines = this.#lines;
+    const target = spanId === undefined ? undefined : lines?.lineBuffer();
+    if (target !== undefined && lines !== undefined) {
+      const end = putTensorLine(target, lines.lineOffset, spanId as string, record);
+      if (end >= 0) {
+        lines.commitLine(end);
+        return;
+      }
+    }
     this.#emit(tensorLine(this.#spanIdJson(span), record));
   }
 
   recordMemoryAlloc(span: SpanRef, record: MemoryRecord): void {
-    this.#assertOpen();
-    this.#emit(memoryLine(this.#spanIdJson(span), record, "alloc", this.#now));
+    this.#recordMemory(span, record, "alloc");
   }
 
   recordMemoryFree(span: SpanRef, record: MemoryRecord): void {
+    this.#recordMemory(span, record, "free");
+  }
+
+  #recordMemory(span: SpanRef, record: MemoryRecord, action: MemoryAction): void {
     this.#assertOpen();
-    this.#emit(memoryLine(this.#spanIdJson(span), record, "free", this.#now));
+    const spanId = this.#fastPathSpanId(span);
+    const lines = this.#lines;
+    const target = spanId === undefined ? undefined : lines?.lineBuffer();
+    if (target !== undefined && lines !== undefined) {
+      const end = putMemoryLine(target, lines.lineOffset, spanId as string, record, action, this.#now);
+      if (end >= 0) {
+        lines.commitLine(end);
+        return;
+      }
+    }
+    this.#emit(memoryLine(this.#spanIdJson(span), record, action, this.#now));
+  }
+
+  /**
+   * The span id for the byte fast path: a string id, or a live guard of this session; undefined
+   * (take the string path, which validates and names the error) when there is no line sink, after
+   * a write failure, or for anything else.
+   */
+  #fastPathSpanId(span: SpanRef): string | undefined {
+    if (this.#lines === undefined || this.#failure !== undefined) return undefined;
+    if (typeof span === "string") return span;
+    return span instanceof SpanGuard && span.owner === this ? span.id : undefined;
   }
 
   recordDeviceMemory(

@@ -1,11 +1,18 @@
-// A file session encodes op and span lines straight into its byte buffer; a memory session always
-// takes the string serializers. Driven by the same calls, both must produce the same text and
+// A file session encodes op, tensor, memory and span lines straight into its byte buffer; a memory
+// session always takes the string serializers. Driven by the same calls, both must produce the same text and
 // throw the same errors, and every line must decode.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { U64_MAX } from "@cg/schema";
-import { type OpRecord, ProfileRun, type SpanHandle, TraceSession } from "@cg/writer";
+import {
+  type MemoryRecord,
+  type OpRecord,
+  ProfileRun,
+  type SpanHandle,
+  type TensorRecord,
+  TraceSession,
+} from "@cg/writer";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTrace } from "./support.js";
@@ -48,8 +55,39 @@ const opRecord = fc.record({
   inputStorageBytes: maybe(u64),
 });
 
+const category = fc.constantFrom<unknown>(undefined, "activation", "gradient", "other", "weights");
+
+const tensorRecord = fc.record({
+  tensorId: label,
+  shape: maybe(fc.array(u64, { maxLength: 3 })),
+  dtype: label,
+  device: label,
+  requiresGrad: fc.constantFrom<unknown>(undefined, true, false, 1),
+  storageBytes: maybe(u64),
+  category,
+});
+
+const memoryRecord = fc.record({
+  tensorId: label,
+  device: label,
+  bytes: u64,
+  dtype: label,
+  category,
+  timestampNs: maybe(u64),
+  opName: maybe(label),
+  shape: maybe(fc.array(u64, { maxLength: 3 })),
+});
+
 const command = fc.oneof(
   { weight: 4, arbitrary: opRecord.map((record) => ({ kind: "op" as const, record })) },
+  { weight: 2, arbitrary: tensorRecord.map((record) => ({ kind: "tensor" as const, record })) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constantFrom("alloc" as const, "free" as const),
+      record: memoryRecord,
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -68,7 +106,11 @@ function replay(session: TraceSession, commands: Command[]): string[] {
   const open: SpanHandle[] = [];
   const results = commands.map((entry) => {
     try {
-      if (entry.kind === "op") session.recordOp(open.at(-1) ?? "s1", entry.record as OpRecord);
+      const span = open.at(-1) ?? "s1";
+      if (entry.kind === "op") session.recordOp(span, entry.record as OpRecord);
+      else if (entry.kind === "tensor") session.recordTensor(span, entry.record as TensorRecord);
+      else if (entry.kind === "alloc") session.recordMemoryAlloc(span, entry.record as MemoryRecord);
+      else if (entry.kind === "free") session.recordMemoryFree(span, entry.record as MemoryRecord);
       else if (entry.kind === "begin") open.push(session.beginSpan(entry.name, entry.spanKind as "function"));
       else open.pop()?.end();
       return "ok";
@@ -126,12 +168,15 @@ describe("byte fast path", () => {
           device: "cuda:0",
           durationNs: index * 1_000_003,
         });
+        const tensor = { tensorId: `t${index + 2}`, shape: [index, 64], dtype: "f32", device: "cuda:0" };
+        target.recordTensor(span, { ...tensor, category: "activation" });
+        target.recordMemoryAlloc(span, { ...tensor, bytes: index * 256, opName: "matmul" });
       }
     }
     file.finish();
     memory.finish();
     const text = readFileSync(path, "utf8");
     expect(text).toBe(memory.sink.text());
-    expect(checkTrace(text).events).toHaveLength(2 + 3 * 3000 + 1);
+    expect(checkTrace(text).events).toHaveLength(2 + 5 * 3000 + 1);
   });
 });

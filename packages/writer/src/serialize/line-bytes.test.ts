@@ -7,23 +7,28 @@ import {
   encodeOpEvent,
   encodeSpanEndEvent,
   encodeSpanStartEvent,
+  MEMORY_CATEGORIES,
   SPAN_KINDS,
   type U64,
   U64_MAX,
 } from "@cg/schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { OpRecord } from "../record-inputs.js";
+import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
 import {
   FIXED_RESERVE,
   type LineTarget,
   lineTarget,
   putDigits,
+  putMemoryLine,
   putOpLine,
   putSpanEndLine,
   putSpanStartLine,
+  putTensorLine,
 } from "./line-bytes.js";
+import { memoryLine } from "./memory-line.js";
 import { opLine } from "./op-line.js";
+import { tensorLine } from "./tensor-line.js";
 
 // Strings of every kind: plain ASCII labels (the fast path), escapes, control characters, DEL,
 // non-ASCII, lone surrogates, and arbitrary UTF-16.
@@ -269,6 +274,181 @@ describe("putSpanStartLine / putSpanEndLine", () => {
     expect(bytes.toString("latin1", 0, end)).toBe(
       `${encodeSpanStartEvent({ kind: "span_start", id: "s2", parent_id: "s1", name: 'say "hi"\n\u0001', start_ns: 5, span_kind: "module", measured: true, step: "forward" })}\n`,
     );
+  });
+});
+
+const category = maybe(fc.constantFrom(...MEMORY_CATEGORIES));
+
+const tensorRecord = (strings: fc.Arbitrary<string>) =>
+  fc.record({
+    tensorId: strings,
+    shape: maybe(shape),
+    dtype: strings,
+    device: strings,
+    requiresGrad: maybe(fc.boolean()),
+    storageBytes: maybe(u64),
+    category,
+  });
+
+const memoryRecord = (strings: fc.Arbitrary<string>) =>
+  fc.record({
+    tensorId: strings,
+    device: strings,
+    bytes: u64,
+    dtype: strings,
+    category,
+    timestampNs: maybe(u64),
+    opName: maybe(strings),
+    shape: maybe(shape),
+  });
+
+describe("putTensorLine", () => {
+  it("writes tensorLine's bytes or bails out, for any strings and u64 values", () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(text, tensorRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
+        const bytes = freshBuffer();
+        const end = putTensorLine(on(bytes), start, spanId, record);
+        expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
+        if (end < 0) return;
+        fast++;
+        expect(bytes.toString("utf8", start, end)).toBe(tensorLine(encodeJsonString(spanId), record));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(fast).toBeGreaterThan(100);
+  });
+
+  it("takes the fast path for printable-ASCII records and bails out on invalid values", () => {
+    fc.assert(
+      fc.property(asciiLabel, tensorRecord(asciiLabel), (spanId, record) => {
+        const bytes = freshBuffer();
+        const end = putTensorLine(on(bytes), 0, spanId, record);
+        expect(bytes.toString("latin1", 0, end)).toBe(tensorLine(encodeJsonString(spanId), record));
+      }),
+    );
+    const valid: TensorRecord = { tensorId: "t1", shape: [2, 3], dtype: "f32", device: "cpu" };
+    const bytes = freshBuffer();
+    expect(putTensorLine(on(bytes), 0, "s2", valid)).toBeGreaterThan(0);
+    const bad: Partial<Record<keyof TensorRecord, unknown>>[] = [
+      { tensorId: 'a"b' },
+      { dtype: "é" },
+      { device: 5 },
+      { requiresGrad: "yes" },
+      { requiresGrad: 1 },
+      { category: "Activation" },
+      { category: null },
+      { storageBytes: -1 },
+      { storageBytes: 1.5 },
+      { shape: [1, -2] },
+      { shape: "2x3" },
+    ];
+    for (const change of bad) {
+      expect(
+        putTensorLine(on(bytes), 0, "s2", { ...valid, ...change } as TensorRecord),
+        JSON.stringify(change),
+      ).toBe(-1);
+    }
+    expect(putTensorLine(on(bytes), 0, "s2", null as unknown as TensorRecord)).toBe(-1);
+  });
+});
+
+describe("putMemoryLine", () => {
+  it("writes memoryLine's bytes or bails out, reading the clock only for a line it writes", () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(
+        text,
+        memoryRecord(text),
+        fc.constantFrom<"alloc" | "free">("alloc", "free"),
+        fc.nat({ max: 4096 }),
+        (spanId, record, action, start) => {
+          const bytes = freshBuffer();
+          let readings = 0;
+          const now = () => {
+            readings++;
+            return 424242;
+          };
+          const end = putMemoryLine(on(bytes), start, spanId, record, action, now);
+          expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
+          if (end < 0) {
+            expect(readings).toBe(0);
+            return;
+          }
+          fast++;
+          expect(readings).toBe(record.timestampNs === undefined ? 1 : 0);
+          expect(bytes.toString("utf8", start, end)).toBe(
+            memoryLine(encodeJsonString(spanId), record, action, () => 424242),
+          );
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(fast).toBeGreaterThan(30);
+  });
+
+  it("takes the fast path for printable-ASCII records", () => {
+    fc.assert(
+      fc.property(asciiLabel, memoryRecord(asciiLabel), (spanId, record) => {
+        const bytes = freshBuffer();
+        const end = putMemoryLine(on(bytes), 0, spanId, record, "free", () => 5);
+        expect(bytes.toString("latin1", 0, end)).toBe(
+          memoryLine(encodeJsonString(spanId), record, "free", () => 5),
+        );
+      }),
+    );
+  });
+
+  it("writes timestamps of every width, up to the largest u64", () => {
+    const bytes = freshBuffer();
+    const record: MemoryRecord = { tensorId: "t1", device: "cpu", bytes: 64, dtype: "f32", opName: "add" };
+    for (const timestampNs of [0, 7, 1e9, Number.MAX_SAFE_INTEGER, 9007199254740993n, U64_MAX]) {
+      const end = putMemoryLine(on(bytes), 10, "s2", { ...record, timestampNs }, "alloc", () => 1);
+      expect(bytes.toString("latin1", 10, end)).toBe(
+        memoryLine('"s2"', { ...record, timestampNs }, "alloc", () => 1),
+      );
+    }
+  });
+
+  it("bails out on invalid values and clock readings, and before running past the buffer", () => {
+    const valid: MemoryRecord = { tensorId: "t1", device: "cpu", bytes: 64, dtype: "f32" };
+    const bytes = freshBuffer();
+    expect(putMemoryLine(on(bytes), 0, "s2", valid, "free", () => 1)).toBeGreaterThan(0);
+    const bad: Partial<Record<keyof MemoryRecord, unknown>>[] = [
+      { tensorId: "\n" },
+      { opName: "😀" },
+      { device: null },
+      { bytes: -1 },
+      { bytes: "64" },
+      { timestampNs: 1.5 },
+      { category: "weights" },
+      { shape: [1.5] },
+    ];
+    for (const change of bad) {
+      expect(
+        putMemoryLine(on(bytes), 0, "s2", { ...valid, ...change } as MemoryRecord, "alloc", () => 1),
+        JSON.stringify(change),
+      ).toBe(-1);
+    }
+    for (const reading of [1.5, -1, Number.NaN]) {
+      expect(putMemoryLine(on(bytes), 0, "s2", valid, "alloc", () => reading)).toBe(-1);
+    }
+    const long = { ...valid, tensorId: "x".repeat(300), opName: "y".repeat(300) };
+    const size = 2000;
+    const small = freshBuffer(size);
+    const expected = memoryLine('"s2"', long, "alloc", () => 1);
+    let fitted = 0;
+    for (let start = 0; start < size; start += 7) {
+      const end = putMemoryLine(on(small), start, "s2", long, "alloc", () => 1);
+      if (end >= 0) {
+        fitted++;
+        expect(end).toBeLessThanOrEqual(size);
+        expect(small.toString("latin1", start, end)).toBe(expected);
+      } else {
+        expect(start + expected.length).toBeGreaterThan(size - FIXED_RESERVE);
+      }
+    }
+    expect(fitted).toBeGreaterThan(0);
   });
 });
 

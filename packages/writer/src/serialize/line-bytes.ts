@@ -1,11 +1,13 @@
-// Byte fast path: the hottest lines (op, span_start, span_end) written straight into the sink's
-// byte buffer, with no intermediate string, no per-line allocation and no UTF-8 encoder call.
+// Byte fast path: the hottest lines (op, tensor, memory, span_start, span_end) written straight
+// into the sink's byte buffer, with no intermediate string, no per-line allocation and no UTF-8
+// encoder call.
 //
 // It covers the common case only: every string is printable ASCII with nothing to escape, every
 // integer is a safe non-negative number (or a u64 bigint), arrays are plain arrays. On anything
 // else — a value that needs escaping or is not ASCII, an invalid value, a line that might not fit
-// — a writer returns -1 and the caller takes the string serializers (`op-line.ts`,
-// `span-lines.ts`), which validate, throw the field-naming errors and produce the canonical bytes.
+// — a writer returns -1 and the caller takes the string serializers (`op-line.ts`, `tensor-line.ts`,
+// `memory-line.ts`, `span-lines.ts`), which validate, throw the field-naming errors and produce the
+// canonical bytes.
 // A writer only stores bytes past the sink's committed offset, so a bail-out leaves nothing
 // behind: the caller commits the returned end offset, or nothing.
 //
@@ -15,8 +17,8 @@
 // (constants plus at most a few integers) always fits. (Constant fragments go through a DataView,
 // which throws past its end, so the checks are what keeps a writer in bounds.)
 import { storageBytes } from "@cg/memory";
-import { U64_MAX } from "@cg/schema";
-import type { OpRecord } from "../record-inputs.js";
+import { MEMORY_CATEGORIES, type MemoryAction, U64_MAX } from "@cg/schema";
+import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
 
 /** Bytes kept free past the last check: all constant fragments of a line plus its integers. */
 export const FIXED_RESERVE = 512;
@@ -97,6 +99,21 @@ const SPAN_END = new Fragment('{"kind":"span_end","id":"');
 const END_DURATION = new Fragment('","duration_ns":');
 const MEASURED_TRUE = new Fragment(',"measured":true');
 const MEASURED_FALSE = new Fragment(',"measured":false');
+const TENSOR_START = new Fragment('{"kind":"tensor","span_id":');
+const TENSOR_ID = new Fragment(',"tensor_id":');
+const REQUIRES_GRAD_TRUE = new Fragment(',"requires_grad":true');
+const REQUIRES_GRAD_FALSE = new Fragment(',"requires_grad":false');
+const CATEGORY = new Fragment(',"category":');
+const MEMORY_START = new Fragment('{"kind":"memory","timestamp_ns":');
+const SPAN_ID = new Fragment(',"span_id":');
+const BYTES = new Fragment(',"bytes":');
+const ALLOC_SHAPE = new Fragment(',"action":"alloc","shape":');
+const FREE_SHAPE = new Fragment(',"action":"free","shape":');
+/** `"category"` for each memory category, and `"other"` for an absent one. */
+const CATEGORY_JSON = new Map<unknown, string>([
+  [undefined, '"other"'],
+  ...MEMORY_CATEGORIES.map((category): [string, string] => [category, `"${category}"`]),
+]);
 
 /** Copies `text` (ASCII: span ids and enum literals) without checks. */
 function putAscii(bytes: Uint8Array, pos: number, text: string): number {
@@ -375,4 +392,114 @@ export function putSpanEndLine(target: LineTarget, pos: number, id: string, dura
   bytes[at] = 0x7d;
   bytes[at + 1] = 0x0a;
   return at + 2;
+}
+
+/**
+ * `,"category":"…"}\n` for a valid or absent category; -1 for anything else. The caller has left
+ * FIXED_RESERVE free, which the longest category fits.
+ */
+function putCategoryEnd(target: LineTarget, pos: number, category: unknown): number {
+  const json = CATEGORY_JSON.get(category);
+  if (json === undefined) return -1;
+  const bytes = target.bytes;
+  let at = putFragment(target, pos, CATEGORY);
+  at = putAscii(bytes, at, json);
+  bytes[at] = 0x7d;
+  bytes[at + 1] = 0x0a;
+  return at + 2;
+}
+
+/** The `tensor` line of `tensorLine` (same bytes, LF included) at `pos`; the end offset, or -1. */
+export function putTensorLine(target: LineTarget, pos: number, spanId: string, record: TensorRecord): number {
+  const bytes = target.bytes;
+  const limit = bytes.length - FIXED_RESERVE;
+  if (pos > limit || typeof record !== "object" || record === null) return -1;
+  let at = putFragment(target, pos, TENSOR_START);
+  at = putJsonString(bytes, at, limit, spanId);
+  if (at < 0) return -1;
+  at = putFragment(target, at, TENSOR_ID);
+  at = putJsonString(bytes, at, limit, record.tensorId);
+  if (at < 0) return -1;
+  at = putFragment(target, at, SHAPE);
+  const shape = record.shape;
+  at = putShape(bytes, at, limit, shape);
+  if (at < 0) return -1;
+  at = putFragment(target, at, DTYPE);
+  const dtype = record.dtype;
+  at = putJsonString(bytes, at, limit, dtype);
+  if (at < 0) return -1;
+  at = putFragment(target, at, DEVICE);
+  at = putJsonString(bytes, at, limit, record.device);
+  if (at < 0) return -1;
+  const requiresGrad = record.requiresGrad;
+  if (requiresGrad !== undefined && typeof requiresGrad !== "boolean") return -1;
+  at = putFragment(target, at, requiresGrad === true ? REQUIRES_GRAD_TRUE : REQUIRES_GRAD_FALSE);
+  at = putFragment(target, at, STORAGE);
+  const explicit = record.storageBytes;
+  // shape and dtype are valid by now, so the derivation cannot throw.
+  at = putU64(bytes, at, explicit === undefined ? storageBytes(shape ?? [], dtype as string) : explicit);
+  if (at < 0) return -1;
+  return putCategoryEnd(target, at, record.category);
+}
+
+/**
+ * The `memory` line of `memoryLine` (same bytes, LF included) at `pos`; the end offset, or -1.
+ * `now` is read only when the record has no timestamp, after every other field was checked.
+ */
+export function putMemoryLine(
+  target: LineTarget,
+  pos: number,
+  spanId: string,
+  record: MemoryRecord,
+  action: MemoryAction,
+  now: () => number,
+): number {
+  const bytes = target.bytes;
+  const limit = bytes.length - FIXED_RESERVE;
+  if (pos > limit || typeof record !== "object" || record === null) return -1;
+  // The timestamp comes first on the line but is written last: a bail-out must not cost a reading.
+  let at = putFragment(target, pos, MEMORY_START);
+  const timestampAt = at;
+  const timestamp = record.timestampNs;
+  // Room for the widest timestamp (20 digits), moved into place once its length is known.
+  at += 20;
+  at = putFragment(target, at, TENSOR_ID);
+  at = putJsonString(bytes, at, limit, record.tensorId);
+  if (at < 0) return -1;
+  at = putFragment(target, at, SPAN_ID);
+  at = putJsonString(bytes, at, limit, spanId);
+  if (at < 0) return -1;
+  const opName = record.opName;
+  if (opName !== undefined) {
+    at = putFragment(target, at, OP_NAME);
+    at = putJsonString(bytes, at, limit, opName);
+    if (at < 0) return -1;
+  }
+  at = putFragment(target, at, DEVICE);
+  at = putJsonString(bytes, at, limit, record.device);
+  if (at < 0) return -1;
+  at = putFragment(target, at, BYTES);
+  at = putU64(bytes, at, record.bytes);
+  if (at < 0) return -1;
+  at = putFragment(target, at, action === "alloc" ? ALLOC_SHAPE : FREE_SHAPE);
+  at = putShape(bytes, at, limit, record.shape);
+  if (at < 0) return -1;
+  at = putFragment(target, at, DTYPE);
+  at = putJsonString(bytes, at, limit, record.dtype);
+  if (at < 0) return -1;
+  at = putCategoryEnd(target, at, record.category);
+  if (at < 0) return -1;
+  let digitsEnd: number;
+  if (timestamp === undefined) {
+    const reading = now();
+    if (!isDigits(reading)) return -1;
+    digitsEnd = putDigits(bytes, timestampAt, reading);
+  } else {
+    digitsEnd = putU64(bytes, timestampAt, timestamp);
+    if (digitsEnd < 0) return -1;
+  }
+  // Close the gap between the digits and the rest of the line.
+  const restStart = timestampAt + 20;
+  bytes.copyWithin(digitsEnd, restStart, at);
+  return at - (restStart - digitsEnd);
 }
