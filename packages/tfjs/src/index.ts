@@ -10,7 +10,7 @@ export {
 export { tfjsStorageBytes, traceDtypeLabel } from "./dtype-label.js";
 export type { CaptureSummary } from "./emit-recording.js";
 export { type GradientFact, gradientFact } from "./gradient-fact.js";
-export { type InferenceStepOptions, profileInference } from "./profile-inference.js";
+export { type InferenceStepOptions, profileInference, profileInferenceAsync } from "./profile-inference.js";
 export { type ProfiledStep, profileTrainStep, type TrainStepOptions } from "./profile-train-step.js";
 export { StepCapture, type StepCaptureOptions } from "./step-capture.js";
 export { tensorLabel } from "./tensor-label.js";

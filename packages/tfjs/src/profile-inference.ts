@@ -1,6 +1,6 @@
 import type { TraceRecorder } from "@cg/writer";
 import type { ProfiledStep } from "./profile-train-step.js";
-import { runCaptured } from "./profile-train-step.js";
+import { runCaptured, runCapturedAsync } from "./profile-train-step.js";
 import { StepCapture } from "./step-capture.js";
 
 export interface InferenceStepOptions {
@@ -21,12 +21,7 @@ export function profileInference<T>(
   options: InferenceStepOptions = {},
 ): ProfiledStep<T> {
   if (!session.isRecording) return { result: run() };
-  const capture = new StepCapture({
-    session,
-    name: options.name ?? "inference_step",
-    splitGradients: false,
-    ...(options.freeBytes === undefined ? {} : { freeBytes: options.freeBytes }),
-  });
+  const capture = inferenceCapture(session, options);
   return runCaptured(capture, () => {
     capture.beginStep("forward");
     try {
@@ -34,5 +29,37 @@ export function profileInference<T>(
     } finally {
       capture.endStep();
     }
+  });
+}
+
+/**
+ * The same for an inference call that awaits: `graphModel.executeAsync(inputs)` (models with
+ * control flow or dynamic shapes), or code that reads results back with `await tensor.data()`. The
+ * hooks stay installed until the promise settles, so every kernel that runs in that time is
+ * recorded — keep other tfjs work from running concurrently during the captured step.
+ */
+export async function profileInferenceAsync<T>(
+  session: TraceRecorder,
+  run: () => Promise<T>,
+  options: InferenceStepOptions = {},
+): Promise<ProfiledStep<T>> {
+  if (!session.isRecording) return { result: await run() };
+  const capture = inferenceCapture(session, options);
+  return runCapturedAsync(capture, async () => {
+    capture.beginStep("forward");
+    try {
+      return await run();
+    } finally {
+      capture.endStep();
+    }
+  });
+}
+
+function inferenceCapture(session: TraceRecorder, options: InferenceStepOptions): StepCapture {
+  return new StepCapture({
+    session,
+    name: options.name ?? "inference_step",
+    splitGradients: false,
+    ...(options.freeBytes === undefined ? {} : { freeBytes: options.freeBytes }),
   });
 }

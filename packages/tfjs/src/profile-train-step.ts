@@ -75,6 +75,30 @@ export function runCaptured<T>(capture: StepCapture, body: () => T): ProfiledSte
   }
 }
 
+/** `runCaptured` for a step that awaits: the hooks stay installed until its promise settles. */
+export async function runCapturedAsync<T>(
+  capture: StepCapture,
+  body: () => Promise<T>,
+): Promise<ProfiledStep<T>> {
+  capture.begin();
+  let result: T;
+  try {
+    result = await body();
+  } catch (error) {
+    try {
+      capture.end();
+    } catch {
+      // The step's own error is the one to report.
+    }
+    throw error;
+  }
+  try {
+    return { result, capture: capture.end() };
+  } catch (captureError) {
+    return { result, captureError };
+  }
+}
+
 function minimize(optimizer: Optimizer, loss: () => Scalar, variables: Variable[] | undefined): Scalar {
   return optimizer.minimize(loss, true, variables) as Scalar;
 }

@@ -2,7 +2,7 @@ import { CaptureGate, ProfileRun, type TraceRecorder, TraceSession } from "@cg/w
 import type { CustomCallbackArgs, LayersModel, Logs, Scalar, Tensor } from "@tensorflow/tfjs";
 import type { CaptureSummary } from "./emit-recording.js";
 import type { OptimizerLike, VariableLike } from "./engine-internals.js";
-import { profileInference } from "./profile-inference.js";
+import { profileInference, profileInferenceAsync } from "./profile-inference.js";
 import { profileTrainStep, type TrainStepOptions } from "./profile-train-step.js";
 import { StepCapture } from "./step-capture.js";
 import { TfjsProfilerError } from "./tfjs-profiler-error.js";
@@ -109,6 +109,23 @@ export class TfjsProfiler {
     let profiled: ReturnType<typeof profileInference<T>>;
     try {
       profiled = profileInference(session, run, { freeBytes: this.#options.freeBytes });
+    } catch (error) {
+      this.#complete(session, undefined, undefined);
+      throw error;
+    }
+    this.#complete(session, profiled.capture, profiled.captureError);
+    return profiled.result;
+  }
+
+  /**
+   * One inference call that awaits (`graphModel.executeAsync(inputs)`, or `await tensor.data()`
+   * inside); profiled when it is the capture step, with the hooks installed until it settles.
+   */
+  async inferenceStepAsync<T>(run: () => Promise<T>): Promise<T> {
+    const session = this.#gate.begin();
+    let profiled: Awaited<ReturnType<typeof profileInferenceAsync<T>>>;
+    try {
+      profiled = await profileInferenceAsync(session, run, { freeBytes: this.#options.freeBytes });
     } catch (error) {
       this.#complete(session, undefined, undefined);
       throw error;
