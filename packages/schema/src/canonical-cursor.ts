@@ -1,0 +1,493 @@
+// The token layer of tier 0 (decode-canonical.ts): a cursor over the UTF-8 bytes of one line and
+// readers for the pieces of a canonical line — key literals compared a word at a time, strings
+// scanned a word at a time and interned, plain integers, booleans, floats, lists — with JSON white
+// space between tokens looked for only where the expected byte was not found.
+//
+// Strings are interned in a small direct-mapped cache keyed by a hash computed while scanning:
+// trace lines repeat the same ids, names, dtypes and devices, so most strings cost a compare and
+// no allocation.
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** Up to 15 digits every integer is exact as a number; longer ones go to the exact tier (bigints). */
+const MAX_PLAIN_DIGITS = 15;
+
+const EMPTY = new Uint8Array(0);
+
+// The cursor of the line being read. Decoding is synchronous and never re-entered, so one set of
+// module variables serves every call; hot loops copy them into locals. `ok` turns false at the
+// first deviation; readers then return placeholders and the caller discards the line.
+let input: Uint8Array = EMPTY;
+/** A view of `input` for reading four key bytes at once. */
+let view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer);
+let position = 0;
+let end = 0;
+let ok = true;
+
+/** JSON white space within a line: space, tab, CR (a line never holds an LF). */
+function isSpace(code: number | undefined): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0d;
+}
+
+/**
+ * Steps over white space at the cursor; true when there was some. Canonical lines have none, so
+ * readers only call this after the byte they expected was not there: white space between tokens
+ * costs nothing until a line has some.
+ */
+function skipSpaces(): boolean {
+  const start = position;
+  while (isSpace(input[position])) position++;
+  return position !== start;
+}
+
+/** An ASCII literal (a key with its punctuation, e.g. `,"name":`) as little-endian 32-bit words. */
+export interface Literal {
+  readonly length: number;
+  /** Bytes 4i..4i+3 as one little-endian word; the last word is padded with zero bytes. */
+  readonly words: Int32Array;
+  /** Keeps the literal's bytes of the last word (all ones when it is full). */
+  readonly lastMask: number;
+}
+
+export function ascii(literal: string): Literal {
+  const count = (literal.length + 3) >> 2;
+  const words = new Int32Array(count);
+  for (let index = 0; index < literal.length; index++) {
+    const word = index >> 2;
+    words[word] = (words[word] as number) | (literal.charCodeAt(index) << ((index & 3) * 8));
+  }
+  const tail = literal.length - (count - 1) * 4;
+  return { length: literal.length, words, lastMask: tail === 4 ? -1 : (1 << (tail * 8)) - 1 };
+}
+
+/** True when `literal` is at the cursor. */
+function matches(literal: Literal): boolean {
+  const start = position;
+  if (start + literal.length > end) return false;
+  const words = literal.words;
+  const last = words.length - 1;
+  if (start + last * 4 + 4 > input.length) return matchesBytewise(literal, start);
+  const source = view;
+  for (let index = 0; index < last; index++) {
+    if (source.getInt32(start + index * 4, true) !== words[index]) return false;
+  }
+  // The last word's bytes past the literal belong to what follows: masked off.
+  return (source.getInt32(start + last * 4, true) & literal.lastMask) === words[last];
+}
+
+/** `matches` where a whole-word read would run past the end of the input. */
+function matchesBytewise(literal: Literal, start: number): boolean {
+  const words = literal.words;
+  for (let index = 0; index < literal.length; index++) {
+    const expected = ((words[index >> 2] as number) >>> ((index & 3) * 8)) & 0xff;
+    if (input[start + index] !== expected) return false;
+  }
+  return true;
+}
+
+// Two string caches, each direct-mapped with 4096 slots. Strings of up to 12 bytes (ids, dtypes,
+// devices, op names, enum values: nearly all of them) are compared as three masked words read
+// straight from the input; longer ones byte by byte against a copy.
+const SLOT_BITS = 12;
+const SLOTS = 1 << SLOT_BITS;
+const SHORT_BYTES = 12;
+/** Per slot: length, then the three words of the bytes (zero past the length); -1 length = empty. */
+const shortKeys = new Int32Array(SLOTS * 4).fill(-1);
+const shortStrings: string[] = new Array<string>(SLOTS).fill("");
+const longBytes: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(EMPTY);
+const longStrings: string[] = new Array<string>(SLOTS).fill("");
+/** The enum variant list a cached short string was found in, so repeated values skip the search. */
+const shortEnums: (readonly string[] | undefined)[] = new Array(SLOTS).fill(undefined);
+/** The short-cache slot of the string readString returned last; -1 when it was long. */
+let lastSlot = -1;
+const latin1 = new TextDecoder("latin1");
+
+/** Masks keeping the first 0..4 bytes of a little-endian word. */
+const BYTE_MASKS = new Int32Array([0, 0xff, 0xffff, 0xffffff, -1]);
+
+/** Bytes from..from+3 of the string at `start` as a little-endian word (zero past its `length`). */
+function wordAt(start: number, length: number, from: number): number {
+  const available = length - from;
+  if (available <= 0) return 0;
+  if (start + from + 4 <= input.length) {
+    return view.getInt32(start + from, true) & (BYTE_MASKS[Math.min(available, 4)] as number);
+  }
+  let word = 0;
+  for (let index = 0; index < 4 && index < available; index++) {
+    word |= (input[start + from + index] as number) << (index * 8);
+  }
+  return word;
+}
+
+/** Scratch argument lists for String.fromCharCode, one per length up to SCRATCH_BYTES. */
+const SCRATCH_BYTES = 64;
+const scratch: number[][] = Array.from({ length: SCRATCH_BYTES + 1 }, (_, length) =>
+  new Array<number>(length).fill(0),
+);
+
+/**
+ * A fresh string of the ASCII bytes input[start..stop): a flat string of its own, so neither it nor
+ * a cache entry keeps the input alive. fromCharCode over a reused argument list is several times
+ * faster than TextDecoder for the short strings of trace lines.
+ */
+function asciiString(start: number, stop: number): string {
+  const length = stop - start;
+  if (length > SCRATCH_BYTES) return latin1.decode(input.subarray(start, stop));
+  const codes = scratch[length] as number[];
+  const source = input;
+  for (let index = 0; index < length; index++) codes[index] = source[start + index] as number;
+  return String.fromCharCode.apply(null, codes);
+}
+
+/** The string of `length` bytes at `start` whose words (zero past the length) are given. */
+function shortString(start: number, length: number, word0: number, word1: number, word2: number): string {
+  const hash = Math.imul(
+    word0 ^ Math.imul(word1, 0x9e3779b1) ^ Math.imul(word2 ^ length, 0x85ebca77),
+    0x27d4eb2d,
+  );
+  const slot = hash >>> (32 - SLOT_BITS);
+  const key = slot * 4;
+  lastSlot = slot;
+  if (
+    shortKeys[key] === length &&
+    shortKeys[key + 1] === word0 &&
+    shortKeys[key + 2] === word1 &&
+    shortKeys[key + 3] === word2
+  ) {
+    return shortStrings[slot] as string;
+  }
+  const text = asciiString(start, start + length);
+  shortKeys[key] = length;
+  shortKeys[key + 1] = word0;
+  shortKeys[key + 2] = word1;
+  shortKeys[key + 3] = word2;
+  shortStrings[slot] = text;
+  shortEnums[slot] = undefined;
+  return text;
+}
+
+function longString(start: number, stop: number): string {
+  lastSlot = -1;
+  const source = input;
+  const length = stop - start;
+  const hash = Math.imul(
+    length ^
+      Math.imul(source[stop - 1] as number, 0x9e3779b1) ^
+      Math.imul(view.getInt32(stop - 4, true), 0x85ebca77),
+    0x27d4eb2d,
+  );
+  const slot = hash >>> (32 - SLOT_BITS);
+  const cached = longBytes[slot] as Uint8Array;
+  if (cached.length === length) {
+    let index = 0;
+    while (index < length && cached[index] === source[start + index]) index++;
+    if (index === length) return longStrings[slot] as string;
+  }
+  // Uint8Array.prototype.slice copies even for a Node Buffer, whose own slice returns a view.
+  longBytes[slot] = Uint8Array.prototype.slice.call(source, start, stop);
+  const text = asciiString(start, stop);
+  longStrings[slot] = text;
+  return text;
+}
+
+/** The string input[start..stop), already checked. */
+function interned(start: number, stop: number): string {
+  const length = stop - start;
+  if (length > SHORT_BYTES) return longString(start, stop);
+  return shortString(
+    start,
+    length,
+    wordAt(start, length, 0),
+    wordAt(start, length, 4),
+    wordAt(start, length, 8),
+  );
+}
+
+/** Expects `literal` (a key with its punctuation) at the cursor. */
+export function expect(literal: Literal): void {
+  if (matches(literal)) position += literal.length;
+  else if (!matchesSpaced(literal)) ok = false;
+}
+
+/** True when the optional member `literal` comes next (and steps over it). */
+export function optionalKey(literal: Literal): boolean {
+  if (matches(literal)) {
+    position += literal.length;
+    return true;
+  }
+  return matchesSpaced(literal);
+}
+
+/** `{`, `,` and `:`: the literal's bytes that may have JSON white space on either side. */
+function isPunctuation(code: number): boolean {
+  return code === 0x7b || code === 0x2c || code === 0x3a;
+}
+
+/**
+ * `literal` at the cursor with white space around its punctuation (`, "name": ` for `,"name":`),
+ * as other writers put it; steps over it and the white space after it. On a mismatch the cursor
+ * stays where it was.
+ */
+function matchesSpaced(literal: Literal): boolean {
+  const start = position;
+  const words = literal.words;
+  let cursor = start;
+  for (let index = 0; index < literal.length; index++) {
+    const expected = ((words[index >> 2] as number) >>> ((index & 3) * 8)) & 0xff;
+    const punctuation = isPunctuation(expected);
+    if (punctuation) while (isSpace(input[cursor])) cursor++;
+    if (input[cursor] !== expected || cursor >= end) return false;
+    cursor++;
+    if (punctuation) while (isSpace(input[cursor])) cursor++;
+  }
+  position = cursor;
+  return true;
+}
+
+/**
+ * The bytes of a word that end or rule out a fast string: `"`, `\\`, controls below 0x20 and
+ * non-ASCII bytes, as the high bit of each such byte. The lowest flagged byte is exact (borrows
+ * only disturb the bytes above the first match), which is all that is used.
+ */
+function stringStops(word: number): number {
+  const quote = word ^ 0x22222222;
+  const backslash = word ^ 0x5c5c5c5c;
+  return (
+    (((quote - 0x01010101) & ~quote) |
+      ((backslash - 0x01010101) & ~backslash) |
+      ((word - 0x20202020) & ~word) |
+      word) &
+    0x80808080
+  );
+}
+
+/** Index (0..3) of the lowest flagged byte of a non-zero stringStops result. */
+function firstFlagged(flags: number): number {
+  return (31 - Math.clz32(flags & -flags)) >> 3;
+}
+
+/** Ends a short string found by the word scan: its stop must be the closing quote. */
+function endShortString(start: number, length: number, word0: number, word1: number, word2: number): string {
+  if (input[start + length] !== QUOTE) {
+    ok = false; // an escape, a control or a non-ASCII byte: the other tiers decide
+    return "";
+  }
+  position = start + length + 1;
+  if (length < 4) return shortString(start, length, word0 & (BYTE_MASKS[length] as number), 0, 0);
+  if (length < 8) return shortString(start, length, word0, word1 & (BYTE_MASKS[length - 4] as number), 0);
+  return shortString(start, length, word0, word1, word2 & (BYTE_MASKS[length - 8] as number));
+}
+
+/**
+ * A string value of ASCII without escapes or controls (anything else goes to the other tiers).
+ * Short strings are scanned a word at a time, and those words are their cache key.
+ */
+export function readString(): string {
+  const source = input;
+  if (source[position] !== QUOTE && !(skipSpaces() && source[position] === QUOTE)) {
+    ok = false;
+    return "";
+  }
+  const start = position + 1;
+  if (start + SHORT_BYTES <= source.length) {
+    const word0 = view.getInt32(start, true);
+    let flags = stringStops(word0);
+    if (flags !== 0) return endShortString(start, firstFlagged(flags), word0, 0, 0);
+    const word1 = view.getInt32(start + 4, true);
+    flags = stringStops(word1);
+    if (flags !== 0) return endShortString(start, 4 + firstFlagged(flags), word0, word1, 0);
+    const word2 = view.getInt32(start + 8, true);
+    flags = stringStops(word2);
+    if (flags !== 0) return endShortString(start, 8 + firstFlagged(flags), word0, word1, word2);
+  }
+  return readStringBytewise(start);
+}
+
+/** Long strings, and short ones too close to the end of the input for word reads. */
+function readStringBytewise(start: number): string {
+  const source = input;
+  const stop = end;
+  let cursor = start;
+  while (cursor < stop) {
+    const code = source[cursor] as number;
+    if (code === QUOTE) {
+      position = cursor + 1;
+      return interned(start, cursor);
+    }
+    if (code === BACKSLASH || code < 0x20 || code > 0x7f) break;
+    cursor++;
+  }
+  position = cursor;
+  ok = false;
+  return "";
+}
+
+export function readEnum<T extends string>(variants: readonly T[]): T {
+  const value = readString() as T;
+  if (lastSlot === -1 || shortEnums[lastSlot] !== variants) {
+    if (ok && variants.includes(value)) {
+      if (lastSlot !== -1) shortEnums[lastSlot] = variants;
+    } else {
+      ok = false;
+    }
+  }
+  return value;
+}
+
+/** A u64 written as plain digits without leading zeros, at most 15 of them. */
+export function readU64(): number {
+  const source = input;
+  const stop = end;
+  const start = position;
+  const first = source[start] as number;
+  if (first === DIGIT_0) {
+    position = start + 1;
+    return 0; // a following digit breaks the grammar at the next expected byte
+  }
+  if (!(first > DIGIT_0 && first <= DIGIT_9)) {
+    if (isSpace(first) && skipSpaces()) return readU64();
+    ok = false;
+    return 0;
+  }
+  let cursor = start + 1;
+  let value = first - DIGIT_0;
+  while (cursor < stop) {
+    const code = source[cursor] as number;
+    if (code < DIGIT_0 || code > DIGIT_9) break;
+    value = value * 10 + (code - DIGIT_0);
+    cursor++;
+  }
+  if (cursor - start > MAX_PLAIN_DIGITS) ok = false;
+  position = cursor;
+  return value;
+}
+
+const TRUE = ascii("true");
+const FALSE = ascii("false");
+
+export function readBoolean(): boolean {
+  if (optionalKey(TRUE)) return true;
+  if (optionalKey(FALSE)) return false;
+  if (skipSpaces()) return readBoolean();
+  ok = false;
+  return false;
+}
+
+/** JSON number grammar (RFC 8259 §6); its value is then what JSON.parse would give. */
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+/** Bytes that can appear in a JSON number: digits, `-`, `+`, `.`, `e`, `E`. */
+function isNumberByte(code: number): boolean {
+  return (
+    (code >= DIGIT_0 && code <= DIGIT_9) ||
+    code === 0x2d ||
+    code === 0x2b ||
+    code === 0x2e ||
+    (code | 0x20) === 0x65
+  );
+}
+
+/** A finite f64 in any JSON number form (canonical floats include forms like `1.0` and `1e-7`). */
+export function readFloat(): number {
+  skipSpaces();
+  const source = input;
+  const start = position;
+  let cursor = start;
+  while (cursor < end && isNumberByte(source[cursor] as number)) cursor++;
+  position = cursor;
+  const literal = asciiString(start, cursor);
+  const value = JSON_NUMBER.test(literal) ? Number(literal) : Number.NaN;
+  if (!Number.isFinite(value)) ok = false;
+  return value;
+}
+
+/** Steps over `[`; true when `]` follows at once (also stepped over). */
+function listIsEmpty(): boolean {
+  if (input[position] !== OPEN_BRACKET && !(skipSpaces() && input[position] === OPEN_BRACKET)) {
+    ok = false;
+    return true;
+  }
+  position++;
+  if (input[position] !== CLOSE_BRACKET && !(skipSpaces() && input[position] === CLOSE_BRACKET)) return false;
+  position++;
+  return true;
+}
+
+/** After an element: true for `,` (more follow), false for `]` or a deviation. */
+function listContinues(): boolean {
+  const next = input[position++];
+  if (next === COMMA) return true;
+  if (next === CLOSE_BRACKET) return false;
+  position--;
+  if (skipSpaces()) return listContinues();
+  ok = false;
+  return false;
+}
+
+/**
+ * `[]` or `[e,e,...]`. Built as literals of their exact length where short (as JSON.parse builds
+ * them), not grown by push, which would give each a backing store of 17 elements to collect.
+ */
+function readList<T>(readElement: () => T): T[] {
+  if (listIsEmpty()) return [];
+  const first = readElement();
+  if (!listContinues()) return [first];
+  const second = readElement();
+  if (!listContinues()) return [first, second];
+  const third = readElement();
+  if (!listContinues()) return [first, second, third];
+  const fourth = readElement();
+  if (!listContinues()) return [first, second, third, fourth];
+  const values = [first, second, third, fourth];
+  do values.push(readElement());
+  while (ok && listContinues());
+  return values;
+}
+
+/** `[]` or `[d,d,...]`. */
+export function readShape(): number[] {
+  return readList(readU64);
+}
+
+/** `[]` or `["s","s",...]`. */
+export function readStrings(): string[] {
+  return readList(readString);
+}
+
+/** Starts reading `source[start..stop)`. */
+export function begin(source: Uint8Array, start: number, stop: number): void {
+  // The view is kept for the next call, which in a reader is usually on the same chunk.
+  if (source !== input) {
+    input = source;
+    view = new DataView(source.buffer, source.byteOffset, source.byteLength);
+  }
+  position = start;
+  end = stop;
+  ok = true;
+}
+
+/** False once the line deviated from the canonical grammar. */
+export function isOk(): boolean {
+  return ok;
+}
+
+/** The byte at the cursor (undefined past the input). */
+export function peekByte(): number | undefined {
+  return input[position];
+}
+
+/**
+ * After the last member: `}`, with white space allowed before and after it. Returns the index past
+ * the trailing white space, or -1.
+ */
+export function closeLine(): number {
+  if (input[position] !== CLOSE_BRACE && !(skipSpaces() && input[position] === CLOSE_BRACE)) return -1;
+  position++;
+  while (position < end && isSpace(input[position])) position++;
+  return position;
+}
