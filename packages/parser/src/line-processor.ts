@@ -3,9 +3,10 @@
 // loop allocates nothing per line beyond what decoding needs.
 //
 // Bytes are read canonical-first: each line goes straight from UTF-8 bytes to an event through
-// `readCanonicalLine` (no text decoding, no JSON.parse). At the first line of a run that is not
-// canonical (or blank, or not ASCII), the rest of the run is decoded as text and goes through
-// `decodeTraceLine`, which gives the same event for canonical lines and the exact error otherwise.
+// `readCanonicalLine` (no text decoding, no JSON.parse). A line that is not canonical (`meta`,
+// blank, not ASCII, another writer's form, invalid) is decoded alone as text and goes through
+// `decodeTraceLine`, which gives the result or the exact error; after TEXT_AFTER_MISSES such lines
+// in a row, the rest of the run is decoded as text at once.
 import {
   type CanonicalLine,
   decodeTraceLine,
