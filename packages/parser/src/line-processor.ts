@@ -103,6 +103,13 @@ export class LineProcessor {
       const piece = queue[this.#head] as LinePiece;
       if (piece.type === "bytes") {
         if (!this.#processBytes(piece.bytes, piece.unterminated, limit)) return true;
+      } else if (piece.type === "text") {
+        const stop = this.#processText(piece.text, this.#offset, piece.unterminated, limit);
+        if (stop < piece.text.length) {
+          this.#offset = stop;
+          return true;
+        }
+        this.#offset = 0;
       } else {
         this.#processPiece(piece);
       }
@@ -122,7 +129,7 @@ export class LineProcessor {
     if (piece.type === "bytes") {
       this.#processBytes(piece.bytes, piece.unterminated, Number.POSITIVE_INFINITY);
     } else if (piece.type === "text") {
-      this.processText(piece.text, piece.unterminated);
+      this.#processText(piece.text, 0, piece.unterminated, Number.POSITIVE_INFINITY);
     } else if (piece.type === "invalid_utf8") {
       const line = this.#nextLine++;
       const index = this.#nextIndex++;
@@ -208,17 +215,23 @@ export class LineProcessor {
     }
   }
 
-  processText(text: string, unterminated: boolean): void {
+  /**
+   * Whole lines of text from `from` on (`unterminated`: the last has no LF). Returns where it
+   * stopped: the text's length when done, less when `limit` events were delivered.
+   */
+  #processText(text: string, from: number, unterminated: boolean, limit: number): number {
     const length = text.length;
     const maxLineLength = this.maxLineLength;
-    let start = 0;
+    let start = from;
     while (start < length) {
+      if (this.#delivered >= limit) return start;
       let end = text.indexOf("\n", start);
       if (end === -1) end = length;
       if (end - start > maxLineLength) this.#tooLong(end - start);
       else this.#line(text.slice(start, end), unterminated && end === length);
       start = end + 1;
     }
+    return length;
   }
 
   /** Runs the final-stage checks; throws (strict) or records (lenient) their error. */

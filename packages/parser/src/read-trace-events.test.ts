@@ -53,6 +53,31 @@ describe("readTraceEvents sources", () => {
     }
   });
 
+  it("decodes a bounded number of events ahead of the consumer, also for text held in memory", async () => {
+    const lines = goldenText.trimEnd().split("\n");
+    const body = Array.from({ length: 2000 }, () =>
+      lines.slice(1).filter((line) => !line.includes('"span_')),
+    );
+    const text = `${[lines[0], ...body.flat(), "not json"].join("\n")}\n`;
+    for (const source of [{ text }, new TextEncoder().encode(text)]) {
+      const diagnostics: number[] = [];
+      const options = {
+        mode: "lenient" as const,
+        onDiagnostic: (error: TraceParseError) => diagnostics.push(error.line ?? 0),
+      };
+      for await (const record of readTraceEvents(source, options)) {
+        expect(record.index).toBe(0);
+        break;
+      }
+      // The defect on the last line was never reached: the reader did not decode the whole input.
+      expect(diagnostics).toEqual([]);
+      let count = 0;
+      for await (const _ of readTraceEvents(source, options)) count++;
+      expect(count).toBe(1 + body.flat().length);
+      expect(diagnostics).toEqual([body.flat().length + 2]);
+    }
+  });
+
   it("stops reading when the consumer stops", async () => {
     for await (const record of readTraceEvents(join(fixturesDir, "valid/golden-train.jsonl"))) {
       expect(record.index).toBe(0);

@@ -57,15 +57,21 @@ export async function* processChunks(
   processor: LineProcessor,
   eventsPerStep = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<void> {
+  const pieces: LinePiece[] = [];
   if (isTextSource(source)) {
-    processSync(source.text, processor);
+    // Text held in memory is framed at once but decoded a step at a time like any other source.
+    const splitter = new TextLineSplitter(processor.maxLineLength);
+    splitter.push(source.text, pieces);
+    splitter.end(pieces);
+    processor.enqueue(pieces);
+    while (processor.drain(eventsPerStep)) yield;
+    processor.finish();
     yield;
     return;
   }
   const bytes = new ByteLineSplitter(processor.maxLineLength);
   const text = new TextLineSplitter(processor.maxLineLength);
   let usedText = false;
-  const pieces: LinePiece[] = [];
   let chunks: ChunkIterable;
   try {
     chunks = sourceChunks(source);
