@@ -386,7 +386,8 @@ function readEvent(): TraceEvent | undefined {
  * canonical form: the reference's key order and plain literals, ASCII, no escapes. JSON white space
  * between tokens and around the line is allowed. Returns `undefined` for anything else, including
  * lines that are valid but not canonical — decode those as text with `decodeTraceLine`. Never
- * throws. The event is exactly the one `decodeTraceLine` returns for the same line.
+ * throws. The event is exactly the one `decodeTraceLine` returns for the same line. A reference to
+ * `source` is kept until the next call with another buffer (reads go through a view of it).
  */
 export function decodeCanonicalLine(
   source: Uint8Array,
