@@ -96,6 +96,8 @@ function matchesBytewise(literal: Literal, start: number): boolean {
 const SLOT_BITS = 12;
 const SLOTS = 1 << SLOT_BITS;
 const SHORT_BYTES = 12;
+/** The longest string the long cache keeps. */
+const LONG_CACHE_BYTES = 256;
 /** Per slot: length, then the three words of the bytes (zero past the length); -1 length = empty. */
 const shortKeys = new Int32Array(SLOTS * 4).fill(-1);
 const shortStrings: string[] = new Array<string>(SLOTS).fill("");
@@ -175,6 +177,8 @@ function longString(start: number, stop: number): string {
   lastSlot = -1;
   const source = input;
   const length = stop - start;
+  // Rare, long strings are not kept: the cache must not hold on to a megabyte-long name.
+  if (length > LONG_CACHE_BYTES) return asciiString(start, stop);
   const hash = Math.imul(
     length ^
       Math.imul(source[stop - 1] as number, 0x9e3779b1) ^

@@ -323,6 +323,25 @@ describe("decodeCanonicalLine", () => {
       }
     }
   });
+
+  it("reads strings of every length, past the caches and the short-string scan", () => {
+    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789 -_/.:#~{}[],";
+    for (const length of [0, 1, 3, 4, 5, 11, 12, 13, 63, 64, 65, 255, 256, 257, 5000]) {
+      const name = Array.from({ length }, (_, index) => alphabet[(index * 7) % alphabet.length]).join("");
+      const event: TraceEvent = {
+        kind: "span_start",
+        id: `s${length}`,
+        name,
+        start_ns: length,
+        span_kind: "module",
+        measured: true,
+      };
+      const line = encodeTraceEvent(event);
+      for (let round = 0; round < 2; round++) {
+        expect(decodeCanonicalLine(encoder.encode(line)), `length ${length}`).toStrictEqual(event);
+      }
+    }
+  });
 });
 
 describe("readCanonicalLine", () => {
