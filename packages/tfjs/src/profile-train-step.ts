@@ -61,18 +61,10 @@ export function runCaptured<T>(capture: StepCapture, body: () => T): ProfiledSte
   try {
     result = body();
   } catch (error) {
-    try {
-      capture.end();
-    } catch {
-      // The step's own error is the one to report.
-    }
+    abandon(capture);
     throw error;
   }
-  try {
-    return { result, capture: capture.end() };
-  } catch (captureError) {
-    return { result, captureError };
-  }
+  return complete(capture, result);
 }
 
 /** `runCaptured` for a step that awaits: the hooks stay installed until its promise settles. */
@@ -85,13 +77,23 @@ export async function runCapturedAsync<T>(
   try {
     result = await body();
   } catch (error) {
-    try {
-      capture.end();
-    } catch {
-      // The step's own error is the one to report.
-    }
+    abandon(capture);
     throw error;
   }
+  return complete(capture, result);
+}
+
+/** Ends a capture whose step threw: the step's own error is the one to report. */
+function abandon(capture: StepCapture): void {
+  try {
+    capture.end();
+  } catch {
+    // Ignored in favour of the step's error.
+  }
+}
+
+/** Ends a capture whose step succeeded; a failure to end it is reported beside the result. */
+function complete<T>(capture: StepCapture, result: T): ProfiledStep<T> {
   try {
     return { result, capture: capture.end() };
   } catch (captureError) {
