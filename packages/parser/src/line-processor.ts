@@ -250,24 +250,14 @@ export class LineProcessor {
     const result = decodeTraceLine(trimmed);
     if (!result.ok) {
       const { code, message, field } = result.error;
-      if (unterminated && this.lenient) {
-        this.#fail(
-          new TraceParseError({
-            message: `parse trace JSONL line ${line} from ${this.file}: truncated final line without a line feed (${message}); the line was dropped`,
-            code: "truncated",
-            stage: "line",
-            line,
-            index,
-            file: this.file,
-            field,
-          }),
-        );
-        return;
-      }
+      // In lenient mode an incomplete final line is a killed writer's, not a defect (spec §8.5).
+      const truncated = unterminated && this.lenient;
       this.#fail(
         new TraceParseError({
-          message: `parse trace JSONL line ${line} from ${this.file}: ${message}`,
-          code,
+          message: truncated
+            ? `parse trace JSONL line ${line} from ${this.file}: truncated final line without a line feed (${message}); the line was dropped`
+            : `parse trace JSONL line ${line} from ${this.file}: ${message}`,
+          code: truncated ? "truncated" : code,
           stage: "line",
           line,
           index,
