@@ -13,6 +13,11 @@ export interface CliContext {
 
 /** Builds the context of a real process: NO_COLOR (any non-empty value) and FORCE_COLOR are honoured. */
 export function processContext(version: string): CliContext {
+  // A closed pipe (`cg-trace summary big.jsonl | head`) is a normal way to stop reading, not a crash.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   const env = process.env;
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   const forceColor = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0";

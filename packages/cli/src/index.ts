@@ -1,7 +1,7 @@
 export { writeFileAtomic, writeTextFileAtomic } from "./atomic-write.js";
 export { type CliContext, processContext } from "./cli-context.js";
 export { CliError, type CliErrorOptions, UsageError } from "./cli-error.js";
-export type { Command, CommandArguments, OptionSpecs } from "./command.js";
+export type { ArgumentSpec, Command, CommandArguments, OptionSpec, OptionSpecs } from "./command.js";
 export { commands } from "./command-registry.js";
 export { DEFAULT_MLP_CONFIG, type MlpConfig, MlpTrainer, type StepResult } from "./demo/mlp-trainer.js";
 export {
@@ -20,5 +20,5 @@ export {
   type PerfettoConvertOptions,
   type PerfettoConvertStats,
 } from "./perfetto/perfetto-convert.js";
-export { runCli } from "./run-cli.js";
+export { buildProgram, runCli } from "./run-cli.js";
 export { buildSummaryView, type SummaryView } from "./views/summary-view.js";

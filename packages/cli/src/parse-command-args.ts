@@ -1,37 +1,5 @@
-import { parseArgs } from "node:util";
 import { UsageError } from "./cli-error.js";
-import type { Command, CommandArguments } from "./command.js";
-
-/** Parses a command's arguments strictly; every problem becomes a UsageError naming the command. */
-export function parseCommandArgs(command: Command, argv: string[]): CommandArguments {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: { ...command.options, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError({ message: `${command.name}: ${message}`, cause: error });
-  }
-  const { positionals, values } = parsed;
-  if (values.help !== true) {
-    const { min, max } = command.positionals;
-    if (positionals.length < min) {
-      throw new UsageError({
-        message: `${command.name}: missing argument; usage: cg-trace ${command.usage}`,
-      });
-    }
-    if (positionals.length > max) {
-      throw new UsageError({
-        message: `${command.name}: unexpected argument "${positionals[max]}"; usage: cg-trace ${command.usage}`,
-      });
-    }
-  }
-  return { positionals, values: values as CommandArguments["values"] };
-}
+import type { CommandArguments } from "./command.js";
 
 /** A string option's value, or undefined. */
 export function stringOption(args: CommandArguments, name: string): string | undefined {

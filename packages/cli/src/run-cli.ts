@@ -1,67 +1,104 @@
 import { CgError } from "@cg/trace";
+import { CommanderError, Command as Program } from "commander";
 import type { CliContext } from "./cli-context.js";
-import { CliError, UsageError } from "./cli-error.js";
-import type { Command } from "./command.js";
+import { CliError } from "./cli-error.js";
+import type { Command, CommandArguments } from "./command.js";
 import { commands } from "./command-registry.js";
 import { ExitCode } from "./exit-codes.js";
-import { parseCommandArgs } from "./parse-command-args.js";
+import { escapeControl } from "./format/escape-control.js";
+import { buildOption } from "./option-spec.js";
 
-function mainHelp(version: string): string {
-  const width = Math.max(...commands.map((command) => command.name.length));
-  const list = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join("\n");
-  return `cg-trace ${version}: check, summarise and explore candle-graph/trace/6 profiler traces
-
-Usage: cg-trace <command> [options]
-
-Commands:
-${list}
-
-Options:
-  -h, --help     show help (also: cg-trace <command> --help)
-  -v, --version  print the version
-
+const MAIN_FOOTER = `
 Exit codes: 0 success, 1 the command ran but a check failed (e.g. untrusted trace),
-            2 usage error, unreadable file or a trace that does not parse.
-Environment: NO_COLOR disables colours.
-`;
+            2 usage error, unreadable file, unwritable output or a trace that does not parse.
+Environment: NO_COLOR disables colours.`;
+
+/** Commander errors that are not failures: help or version was asked for. */
+const INFORMATIONAL = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
+
+function attachCommand(program: Program, command: Command, context: CliContext, outcome: { code: ExitCode }) {
+  const sub = program.command(command.name).description(command.summary);
+  for (const argument of command.arguments) {
+    sub.argument(argument.optional ? `[${argument.name}]` : `<${argument.name}>`, argument.description);
+  }
+  const options = Object.entries(command.options).map(([name, spec]) => {
+    const option = buildOption(name, spec);
+    sub.addOption(option);
+    return { name, option };
+  });
+  if (command.help.trim() !== "") sub.addHelpText("after", `\n${command.help.trimEnd()}`);
+  sub.action(async () => {
+    const parsed = sub.opts<Record<string, string | boolean | undefined>>();
+    const values: CommandArguments["values"] = {};
+    for (const { name, option } of options) {
+      const value = parsed[option.attributeName()];
+      // A negatable flag such as --no-gpu is stored by commander as gpu=false.
+      values[name] = option.negate ? value === false : value;
+    }
+    const positionals = sub.args.filter((value): value is string => typeof value === "string");
+    outcome.code = await command.run({ positionals, values }, context);
+  });
 }
 
-function commandHelp(command: Command): string {
-  return `Usage: cg-trace ${command.usage}\n\n${command.summary}\n\n${command.help.trimEnd()}\n`;
+/** The commander program of `cg-trace`; built fresh per run so tests can run many in one process. */
+export function buildProgram(
+  context: CliContext,
+  outcome: { code: ExitCode } = { code: ExitCode.Ok },
+): Program {
+  const program = new Program("cg-trace")
+    .description("check, summarise and explore candle-graph/trace/6 profiler traces")
+    .version(context.version, "-v, --version", "print the version")
+    .helpOption("-h, --help", "show help (also: cg-trace <command> --help)")
+    .helpCommand("help [command]", "show the help of a command")
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => context.stdout(text),
+      writeErr: (text) => context.stderr(text),
+      // Errors are printed by runCli as one line; commander's own rendering is silenced.
+      outputError: () => undefined,
+    })
+    .addHelpText("after", MAIN_FOOTER);
+  for (const command of commands) attachCommand(program, command, context, outcome);
+  return program;
+}
+
+/** Commander's "error: …\n(Did you mean …?)" as one line naming the command. */
+function commanderMessage(error: CommanderError, commandName: string | undefined): string {
+  const text = error.message
+    .replace(/^error: /, "")
+    .replace(/\n\(Did you mean /, " (did you mean ")
+    .replace(/\s*\n\s*/g, " ")
+    .trim()
+    .replace(/\.$/, "");
+  const helpHint = commandName === undefined ? "cg-trace --help" : `cg-trace ${commandName} --help`;
+  return `${commandName === undefined ? "" : `${commandName}: `}${text}; see ${helpHint}`;
 }
 
 /** Runs `cg-trace` with the arguments after the program name and returns the exit status. */
 export async function runCli(argv: string[], context: CliContext): Promise<ExitCode> {
-  const [first, ...rest] = argv;
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    const topic = first === "help" ? commands.find((command) => command.name === rest[0]) : undefined;
-    context.stdout(topic === undefined ? mainHelp(context.version) : commandHelp(topic));
+  const outcome = { code: ExitCode.Ok as ExitCode };
+  const program = buildProgram(context, outcome);
+  if (argv.length === 0) {
+    context.stdout(program.helpInformation());
     return ExitCode.Ok;
   }
-  if (first === "--version" || first === "-v") {
-    context.stdout(`${context.version}\n`);
-    return ExitCode.Ok;
-  }
-  const command = commands.find((candidate) => candidate.name === first);
   try {
-    if (command === undefined) {
-      const known = commands.map((candidate) => candidate.name).join(", ");
-      throw new UsageError({
-        message: `unknown command "${first}" (commands: ${known}); see cg-trace --help`,
-      });
-    }
-    const args = parseCommandArgs(command, rest);
-    if (args.values.help === true) {
-      context.stdout(commandHelp(command));
-      return ExitCode.Ok;
-    }
-    return await command.run(args, context);
+    await program.parseAsync(argv, { from: "user" });
+    return outcome.code;
   } catch (error) {
+    if (error instanceof CommanderError) {
+      if (INFORMATIONAL.has(error.code)) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+      const commandName = commands.find((command) => command.name === argv[0])?.name;
+      context.stderr(`cg-trace: ${escapeControl(commanderMessage(error, commandName))}\n`);
+      return ExitCode.Usage;
+    }
     return reportError(error, context);
   }
 }
 
-function reportError(error: unknown, context: CliContext): ExitCode {
+/** Prints an error as one `cg-trace: …` line and picks the exit status. */
+export function reportError(error: unknown, context: CliContext): ExitCode {
   if (CliError.isInstance(error)) {
     context.stderr(`cg-trace: ${error.message}\n`);
     return error.exitCode;

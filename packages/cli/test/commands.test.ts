@@ -116,14 +116,42 @@ describe("cg-trace commands (in process)", () => {
   });
 
   it("usage errors exit 2 with a clear message", async () => {
-    expect((await runInProcess(["frobnicate"])).stderr).toContain('unknown command "frobnicate"');
+    const unknown = await runInProcess(["frobnicate"]);
+    expect(unknown).toMatchObject({
+      exitCode: 2,
+      stderr: "cg-trace: unknown command 'frobnicate'; see cg-trace --help\n",
+    });
+    const misspelt = await runInProcess(["summry", "a.jsonl"]);
+    expect(misspelt).toMatchObject({
+      exitCode: 2,
+      stderr: "cg-trace: unknown command 'summry' (did you mean summary?); see cg-trace --help\n",
+    });
+    const flag = await runInProcess(["summary", "a.jsonl", "--jsn"]);
+    expect(flag).toMatchObject({
+      exitCode: 2,
+      stderr:
+        "cg-trace: summary: unknown option '--jsn' (did you mean --json?); see cg-trace summary --help\n",
+    });
     const missing = await runInProcess(["summary"]);
-    expect(missing).toMatchObject({ exitCode: 2 });
-    expect(missing.stderr).toContain("missing argument; usage: cg-trace summary <trace>");
+    expect(missing).toMatchObject({
+      exitCode: 2,
+      stderr: "cg-trace: summary: missing required argument 'trace'; see cg-trace summary --help\n",
+    });
+    const extra = await runInProcess(["compare", "a", "b", "c"]);
+    expect(extra.exitCode).toBe(2);
+    expect(extra.stderr).toMatch(/^cg-trace: compare: too many arguments.*\n$/);
     expect((await runInProcess(["summary", "a.jsonl", "--bogus"])).exitCode).toBe(2);
+    const noValue = await runInProcess(["summary", "a.jsonl", "--limit"]);
+    expect(noValue).toMatchObject({ exitCode: 2 });
+    expect(noValue.stderr).toContain("--limit <N>' argument missing");
     expect((await runInProcess(["summary", "a.jsonl", "--limit", "0"])).stderr).toContain("positive integer");
     const help = await runInProcess(["query", "--help"]);
     expect(help.exitCode).toBe(0);
-    expect(help.stdout).toContain("Usage: cg-trace query <trace> --kind");
+    expect(help.stdout).toContain("Usage: cg-trace query [options] <trace>");
+    expect(help.stdout).toMatch(/--kind <K> +required: slowest, heaviest/);
+    const main = await runInProcess([]);
+    expect(main.exitCode).toBe(0);
+    expect(main.stdout).toMatch(/Commands:\n(.|\n)*summary \[options\] <trace>/);
+    expect((await runInProcess(["help", "summary"])).stdout).toContain("Usage: cg-trace summary");
   });
 });

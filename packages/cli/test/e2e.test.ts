@@ -92,6 +92,25 @@ describe("cg-trace (built binary)", () => {
     }
   });
 
+  it("suggests the closest command or flag in one line, exit 2", () => {
+    const command = cgTrace(["sumary", golden]);
+    expect(command).toMatchObject({
+      status: 2,
+      stdout: "",
+      stderr: "cg-trace: unknown command 'sumary' (did you mean summary?); see cg-trace --help\n",
+    });
+    const flag = cgTrace(["summary", golden, "--jsn"]);
+    expect(flag).toMatchObject({
+      status: 2,
+      stdout: "",
+      stderr:
+        "cg-trace: summary: unknown option '--jsn' (did you mean --json?); see cg-trace summary --help\n",
+    });
+    const bare = cgTrace([]);
+    expect(bare.status).toBe(0);
+    expect(bare.stdout).toContain("Usage: cg-trace [options] [command]");
+  });
+
   it("summarises the golden fixture as text and JSON", () => {
     const text = cgTrace(["summary", golden]);
     expect(text.status).toBe(0);

@@ -76,18 +76,22 @@ function renderComparison(comparison: Comparison, style: Style): string {
 export const compareCommand: Command = {
   name: "compare",
   summary: "compare two traces: comparability, total and per-path deltas, peak memory, gradient changes",
-  usage: "compare <baseline> <candidate> [--json]",
+  arguments: [
+    { name: "baseline", description: "the reference trace (.jsonl)" },
+    { name: "candidate", description: "the trace compared against it (.jsonl)" },
+  ],
+  options: {
+    json: {
+      type: "boolean",
+      description:
+        'the comparison as JSON (schema "candle-graph/comparison/1"); u64 values above 2^53 are exact JSON integers',
+    },
+  },
   help: `Traces are comparable when both are trusted and agree on entrypoint, phase, device, timing
 mode, measured-region sync, warm-up steps and tags (source_revision, source_commit and build_id
 only warn). Untrusted traces are still compared, and marked not comparable.
 
-Options:
-  --json   the comparison as JSON (schema "candle-graph/comparison/1"); u64 values above 2^53 are
-           exact JSON integers
-
 Exit codes: 0 compared (the verdict is in the output), 2 usage error or a trace that does not parse.`,
-  options: { json: { type: "boolean" } },
-  positionals: { min: 2, max: 2 },
   async run(args, context) {
     const [baselinePath, candidatePath] = args.positionals as [string, string];
     const baseline = await loadTrace(baselinePath, context);

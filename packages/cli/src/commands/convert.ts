@@ -9,22 +9,28 @@ import { streamTrace } from "../trace-input.js";
 export const convertCommand: Command = {
   name: "convert",
   summary: "convert a trace to Chrome trace-event JSON for ui.perfetto.dev / chrome://tracing",
-  usage: "convert <trace> --to perfetto -o <file.json>",
-  help: `Options:
-  --to perfetto      output format (Chrome trace-event JSON, loads in Perfetto and chrome://tracing)
-  -o, --output FILE  where to write; written atomically (temp file + rename)
-
+  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  options: {
+    to: {
+      type: "string",
+      valueName: "FORMAT",
+      description:
+        "output format: perfetto (default; Chrome trace-event JSON for Perfetto and chrome://tracing)",
+    },
+    output: {
+      type: "string",
+      short: "o",
+      valueName: "FILE",
+      description: "where to write (required); a regular file is replaced atomically, - is stdout",
+    },
+  },
+  help: `
 The trace is streamed: memory use does not grow with the file size. Spans become nested slices
 on the "spans" track(s), ops get their own "ops" track(s), logical memory per device and category
 and device memory used/free/reserved become counters. Times are microseconds since capture start.
 
 Open the file at https://ui.perfetto.dev ("Open trace file") or in chrome://tracing ("Load").
 Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
-  options: {
-    to: { type: "string" },
-    output: { type: "string", short: "o" },
-  },
-  positionals: { min: 1, max: 1 },
   async run(args, context) {
     const tracePath = args.positionals[0]!;
     choiceOption(args, "convert", "to", ["perfetto"]);

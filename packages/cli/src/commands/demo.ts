@@ -15,7 +15,21 @@ const MODEL_DESCRIPTIONS: Record<DemoModelKind, string> = {
 export const demoCommand: Command = {
   name: "demo",
   summary: "train a small TensorFlow.js model, capture one step, print its summary, write Perfetto JSON",
-  usage: "demo [--model tfjs|mlp] [--out <dir>] [--steps N] [--no-gpu]",
+  arguments: [],
+  options: {
+    model: { type: "string", valueName: "M", description: "tfjs or mlp (default tfjs)" },
+    out: {
+      type: "string",
+      valueName: "DIR",
+      description: "output directory (default ./cg-trace-out, relative to the current directory)",
+    },
+    steps: {
+      type: "string",
+      valueName: "N",
+      description: "training steps, the last one captured (default 2, at least 2)",
+    },
+    "no-gpu": { type: "boolean", description: "do not look for NVIDIA GPUs" },
+  },
   help: `Trains a small model on seeded synthetic data for a few steps; step 1 is a warm-up (not
 recorded) and the last step is captured with forward, backward and optimizer spans, ops, tensors,
 alloc/free events, gradient norms and device-memory checkpoints. Then prints the trace's summary.
@@ -36,20 +50,7 @@ Writes:
   <dir>/trace.perfetto.json   Chrome trace-event JSON for https://ui.perfetto.dev
   <dir>/report.html           when the report package is installed
 
-Options:
-  --model M    tfjs or mlp (default tfjs)
-  --out DIR    output directory (default ./cg-trace-out, relative to the current directory)
-  --steps N    training steps, the last one captured (default 2, at least 2)
-  --no-gpu     do not look for NVIDIA GPUs
-
 Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
-  options: {
-    model: { type: "string" },
-    out: { type: "string" },
-    steps: { type: "string" },
-    "no-gpu": { type: "boolean" },
-  },
-  positionals: { min: 0, max: 0 },
   async run(args, context) {
     const model = choiceOption(args, "demo", "model", DEMO_MODELS, "tfjs");
     const outDir = resolve(context.cwd, stringOption(args, "out") ?? "cg-trace-out");

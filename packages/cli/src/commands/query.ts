@@ -11,7 +11,15 @@ import { renderQuery } from "../views/render-query.js";
 export const queryCommand: Command = {
   name: "query",
   summary: "one focused view: slowest, heaviest, memory, efficiency, spans, tensors or gradients",
-  usage: `query <trace> --kind ${QUERY_KINDS.join("|")} [--limit N] [--json]`,
+  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  options: {
+    kind: { type: "string", valueName: "K", description: `required: ${QUERY_KINDS.join(", ")}` },
+    limit: { type: "string", valueName: "N", description: "rows for the ranked kinds (default 50)" },
+    json: {
+      type: "boolean",
+      description: '{"health": ..., "result": ...}; u64 values above 2^53 are exact JSON integers',
+    },
+  },
   help: `Kinds:
   slowest     spans and ops by self time, with the measured total
   heaviest    spans and ops by output bytes, with the memory peak
@@ -21,14 +29,7 @@ export const queryCommand: Command = {
   tensors     every tensor record
   gradients   every gradient fact with state counts
 
-Options:
-  --kind K     required
-  --limit N    rows for the ranked kinds (default 50)
-  --json       {"health": ..., "result": ...}; u64 values above 2^53 are exact JSON integers
-
 Exit codes: 0 printed, 2 usage error or a trace that does not parse.`,
-  options: { kind: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } },
-  positionals: { min: 1, max: 1 },
   async run(args, context) {
     const path = args.positionals[0]!;
     const kind = choiceOption(args, "query", "kind", QUERY_KINDS);

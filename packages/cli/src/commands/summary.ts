@@ -10,16 +10,17 @@ import { buildSummaryView } from "../views/summary-view.js";
 export const summaryCommand: Command = {
   name: "summary",
   summary: "provenance, health, measured time, top spans and ops, memory, device memory and gradients",
-  usage: "summary <trace> [--json] [--limit N]",
-  help: `Options:
-  --json       machine-readable output (schema "cg-trace/summary/1"); u64 values above 2^53
-               are written as exact JSON integers
-  --limit N    rows in the span and op tables (default 10)
-
-Exit codes: 0 printed (also for untrusted traces: the verdict is in the output),
+  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  options: {
+    json: {
+      type: "boolean",
+      description:
+        'machine-readable output (schema "cg-trace/summary/1"); u64 values above 2^53 are exact JSON integers',
+    },
+    limit: { type: "string", valueName: "N", description: "rows in the span and op tables (default 10)" },
+  },
+  help: `Exit codes: 0 printed (also for untrusted traces: the verdict is in the output),
             2 usage error or a trace that does not parse.`,
-  options: { json: { type: "boolean" }, limit: { type: "string" } },
-  positionals: { min: 1, max: 1 },
   async run(args, context) {
     const path = args.positionals[0]!;
     const limit = positiveIntegerOption(args, "summary", "limit", 10);

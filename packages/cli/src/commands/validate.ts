@@ -8,19 +8,20 @@ import { formatParseError, loadTrace } from "../trace-input.js";
 export const validateCommand: Command = {
   name: "validate",
   summary: "check that a trace parses and is structurally trusted; diagnostics as file:line: code: message",
-  usage: "validate <trace> [--lenient]",
+  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  options: {
+    lenient: {
+      type: "boolean",
+      description:
+        "skip undecodable lines, out-of-order events and a truncated last line (a killed writer) instead of stopping; each is reported, and the rest is checked",
+    },
+  },
   help: `Reads the trace strictly (like the reference reader) and checks its health.
 Each problem is printed as "file:line: code: message" (health issues have no line: "file: code: message").
-
-Options:
-  --lenient   skip undecodable lines, out-of-order events and a truncated last line (a killed
-              writer) instead of stopping; each is reported, and the rest is checked
 
 Exit codes: 0 valid and trusted,
             1 valid but untrusted (health errors), or read only by skipping lines in --lenient mode,
             2 usage error, unreadable file or a trace that does not parse.`,
-  options: { lenient: { type: "boolean" } },
-  positionals: { min: 1, max: 1 },
   async run(args, context) {
     const path = args.positionals[0]!;
     const style = createStyle(context.color);

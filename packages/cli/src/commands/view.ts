@@ -11,24 +11,29 @@ import { loadTrace } from "../trace-input.js";
 export const viewCommand: Command = {
   name: "view",
   summary: "write a self-contained offline HTML report of a trace (timeline, span costs, memory, gradients)",
-  usage: "view <trace> -o <report.html> [--baseline <trace>] [--title <text>]",
-  help: `Options:
-  -o, --output FILE    where to write the HTML report; written atomically (temp file + rename)
-  --baseline TRACE     add a Comparison view: per-path deltas and the memory delta against TRACE
-  --title TEXT         page title (default: the entrypoint)
-
+  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  options: {
+    output: {
+      type: "string",
+      short: "o",
+      valueName: "FILE",
+      description:
+        "where to write the HTML report (required); a regular file is replaced atomically, - is stdout",
+    },
+    baseline: {
+      type: "string",
+      valueName: "TRACE",
+      description: "add a Comparison view: per-path deltas and the memory delta against TRACE",
+    },
+    title: { type: "string", valueName: "TEXT", description: "page title (default: the entrypoint)" },
+  },
+  help: `
 The report is one HTML file with no external URL, script or font: open it from disk in any current
 browser, offline. Views: Overview (provenance, health verdict with every issue and gap, measured
 total, findings), Timeline (zoomable flame chart with ops), Span costs, Memory, Gradients and, with
 --baseline, Comparison. Untrusted traces still get a report; it says so at the top.
 Large traces are aggregated or downsampled where needed, and the report says where.
 Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
-  options: {
-    output: { type: "string", short: "o" },
-    baseline: { type: "string" },
-    title: { type: "string" },
-  },
-  positionals: { min: 1, max: 1 },
   async run(args, context) {
     const tracePath = args.positionals[0]!;
     const output = stringOption(args, "output");
