@@ -1,17 +1,19 @@
 // @cg/parser throughput and streaming memory. Generates traces into the OS temp folder (never
 // committed): ~100 MB for throughput, 1 GiB for the streaming summary's peak RSS.
-//  1. validating read (readTraceEvents) vs a bare chunk-split + JSON.parse loop (no validation);
-//  2. validating read vs readline + JSON.parse + zod TraceEvent.safeParse per line;
-//  3. parseTrace (whole TraceDocument) in MB/s and against the bare loop;
-//  4. the same trace written non-canonically (a space after every comma, as another writer might):
-//     validating read vs the bare loop on that file — the text-tier path, which canonical files skip;
-//  5. summarizeStream of a 1 GiB trace in a child process: peak RSS of a plain `node` (no flags).
-// Methodology: every contender consumes every value (a checksum over each event's kind, so no
-// result is dead). The baselines read 64 KiB at a time (Node's stream default, which measured
-// faster for both of them than 256 KiB or 1 MiB); the parser reads 256 KiB, its own read size. Each
-// timed run is a fresh child process (no GC state or JIT feedback carried between contenders),
-// warmed up on a 5 MB trace first, and the contenders are interleaved over several rounds in a
-// rotating order; figures are medians.
+//  1. readTraceEvents, consuming every field of every event, vs the same consumption behind
+//     a bare chunk-split + JSON.parse loop (no validation), readline + JSON.parse + a plain zod 4
+//     schema (support/plain-zod-schema.ts), and DuckDB's read_json of the file into a table of all
+//     columns (one thread, and its default threads);
+//  2. parseTrace (whole TraceDocument, every collection consumed) against the bare loop;
+//  3. the same trace written non-canonically (a space after every comma, as another writer might):
+//     readTraceEvents vs the bare loop on that file: the text-tier path, which canonical files skip;
+//  4. summarizeStream of a 1 GiB trace in a child process: peak RSS of a plain `node` (no flags).
+// Method: every reader folds every field of every event into a checksum (support/consume-event.ts)
+// and the checksums must agree; DuckDB's table must hold every event. The baselines read 64 KiB at a
+// time (Node's stream default, which measured faster for both of them than 256 KiB or 1 MiB).
+// Each timed read is a fresh child process, warmed up on a 5 MB trace first, the contenders
+// interleaved over rounds in a rotating order (process-harness.ts); figures are medians of
+// per-round ratios of process CPU time (all threads), wall clock printed beside.
 import { spawnSync } from "node:child_process";
 import { createReadStream, existsSync, statSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -19,40 +21,66 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { parseTrace, readTraceEvents } from "@cg/parser";
-import { TraceEvent } from "@cg/schema";
-import { report } from "./harness.js";
+import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
+import {
+  booleanTerm,
+  type Consumed,
+  eventTerm,
+  numberTerm,
+  optionalStringTerm,
+  stringTerm,
+} from "./support/consume-event.js";
+import { PlainTraceEvent } from "./support/plain-zod-schema.js";
 import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
-const CHUNK_BYTES = 1 << 16; // the parser's own file read size
+const CHUNK_BYTES = 1 << 16; // the baselines' read size
 
-/** Subject: every validated event, consumed. */
-async function validatingRead(path: string): Promise<number> {
+/** Subject: every validated event, every field consumed. */
+async function validatingRead(path: string): Promise<Consumed> {
   let checksum = 0;
-  for await (const { event } of readTraceEvents(path)) checksum += event.kind.length;
-  return checksum;
+  let events = 0;
+  for await (const { event } of readTraceEvents(path)) {
+    checksum = (checksum + eventTerm(event)) | 0;
+    events++;
+  }
+  return { checksum, events };
 }
 
-/** Subject: the whole document (every collection), consumed. */
-async function documentRead(path: string): Promise<number> {
+/** Subject: the whole document, every collection and field consumed. */
+async function documentRead(path: string): Promise<Consumed> {
   const document = await parseTrace(path);
   let checksum = 0;
-  for (const list of [document.ops, document.tensors, document.memory, document.gradients, document.edges]) {
-    for (const event of list) checksum += event.kind.length;
+  let events = 1;
+  for (const list of [
+    document.ops,
+    document.tensors,
+    document.memory,
+    document.device_memory,
+    document.gradients,
+    document.edges,
+  ]) {
+    for (const event of list) checksum = (checksum + eventTerm(event)) | 0;
+    events += list.length;
   }
-  for (const span of document.spans) checksum += "span_start".length + (span.closed ? "span_end".length : 0);
-  for (const sample of document.device_memory) checksum += sample.kind.length;
-  return checksum + 4; // "meta"
+  for (const span of document.spans) {
+    checksum += stringTerm(span.id) + optionalStringTerm(span.parent_id) + stringTerm(span.name);
+    checksum += stringTerm(span.kind) + booleanTerm(span.measured) + numberTerm(span.start_ns);
+    checksum = (checksum + booleanTerm(span.closed) + numberTerm(span.duration_ns)) | 0;
+    checksum = (checksum + optionalStringTerm(span.step)) | 0;
+    events += span.closed ? 2 : 1;
+  }
+  return { checksum, events };
 }
 
 /** The practical floor: the same 64 KiB reads, split at LF, JSON.parse, no validation at all. */
-async function bareJsonParse(path: string): Promise<number> {
+async function bareJsonParse(path: string): Promise<Consumed> {
   const handle = await open(path, "r");
   const buffer = new Uint8Array(CHUNK_BYTES);
   const decoder = new TextDecoder();
   let carry = "";
   let checksum = 0;
+  let events = 0;
   try {
     while (true) {
       const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
@@ -64,7 +92,10 @@ async function bareJsonParse(path: string): Promise<number> {
       let start = 0;
       while (start <= last) {
         const end = text.indexOf("\n", start);
-        if (end > start) checksum += (JSON.parse(text.slice(start, end)) as { kind: string }).kind.length;
+        if (end > start) {
+          checksum = (checksum + eventTerm(JSON.parse(text.slice(start, end)))) | 0;
+          events++;
+        }
         start = end + 1;
       }
       carry = text.slice(last + 1);
@@ -73,69 +104,70 @@ async function bareJsonParse(path: string): Promise<number> {
   } finally {
     await handle.close();
   }
-  return checksum;
+  return { checksum, events };
 }
 
-/** The common hand-rolled reader: readline over a read stream, JSON.parse, zod safeParse. */
-async function readlineZod(path: string): Promise<number> {
+/** The common hand-rolled reader: readline over a read stream, JSON.parse, a plain zod schema. */
+async function readlineZod(path: string): Promise<Consumed> {
   let checksum = 0;
+  let events = 0;
   const input = createReadStream(path, { highWaterMark: CHUNK_BYTES });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    if (line.trim() === "") continue;
-    const result = TraceEvent.safeParse(JSON.parse(line));
-    if (!result.success) throw new Error("zod rejected a line");
-    checksum += result.data.kind.length;
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === "") continue;
+    const result = PlainTraceEvent.safeParse(JSON.parse(text));
+    if (!result.success) throw new Error(`line ${line}: ${result.error.message}`);
+    checksum = (checksum + eventTerm(result.data)) | 0;
+    events++;
   }
-  return checksum;
+  return { checksum, events };
 }
 
-const contenders = {
-  subject: validatingRead,
-  document: documentRead,
-  bare: bareJsonParse,
-  zod: readlineZod,
-  spacedSubject: validatingRead,
-  spacedBare: bareJsonParse,
-} as const;
-/** Contenders that read the non-canonical copy of the trace. */
-const SPACED: readonly ContenderName[] = ["spacedSubject", "spacedBare"];
-type ContenderName = keyof typeof contenders;
-
-/** Child mode: warm up on a small trace, then time one contender on the large one. */
-async function timedChild(name: ContenderName, path: string, warmUpPath: string) {
-  const run = contenders[name];
-  await run(warmUpPath);
-  const start = performance.now();
-  const cpuStart = process.cpuUsage();
-  const checksum = await run(path);
-  const cpu = process.cpuUsage(cpuStart);
-  console.log(
-    JSON.stringify({
-      seconds: (performance.now() - start) / 1000,
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      checksum,
-    }),
-  );
+/** DuckDB's read_json of the file into a table of all columns; returns its row count. */
+function duckdbContender(threads: string | undefined): ContenderFactory {
+  return async (input) => {
+    const { DuckDBInstance } = await import("@duckdb/node-api");
+    const instance = await DuckDBInstance.create(":memory:", threads === undefined ? {} : { threads });
+    const connection = await instance.connect();
+    let tables = 0;
+    const load = async (path: string): Promise<{ events: number }> => {
+      const table = `trace_${tables++}`;
+      await connection.run(
+        `CREATE TABLE ${table} AS SELECT * FROM read_json('${path.replaceAll("'", "''")}', format = 'newline_delimited')`,
+      );
+      const rows = await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
+      return { events: Number(rows.getRows()[0]?.[0]) };
+    };
+    await load(input.warmUp as string);
+    return {
+      run: () => load(input.file as string),
+      close: () => connection.closeSync(),
+    };
+  };
 }
 
-function runChild(env: Record<string, string>): string {
-  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ...env },
-    encoding: "utf8",
-    maxBuffer: 1 << 20,
-  });
-  if (child.status !== 0) throw new Error(`bench child failed: ${child.stderr}`);
-  return child.stdout.trim().split("\n").pop() as string;
+function reader(read: (path: string) => Promise<Consumed>, file: "file" | "spaced"): ContenderFactory {
+  return async (input) => {
+    await read(input.warmUp as string);
+    const path = input[file] as string;
+    return { run: () => read(path) };
+  };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
+const readers: Record<string, ContenderFactory> = {
+  readTraceEvents: reader(validatingRead, "file"),
+  "chunk-split + JSON.parse": reader(bareJsonParse, "file"),
+  "readline + JSON.parse + zod": reader(readlineZod, "file"),
+  "DuckDB read_json, 1 thread": duckdbContender("1"),
+  "DuckDB read_json, default threads": duckdbContender(undefined),
+  parseTrace: reader(documentRead, "file"),
+  "spaced readTraceEvents": reader(validatingRead, "spaced"),
+  "spaced chunk-split + JSON.parse": reader(bareJsonParse, "spaced"),
+};
+
+export const groups = { readers };
 
 /** The trace with a space after every comma between members: valid, not canonical. */
 async function writeSpacedCopy(path: string, target: string): Promise<void> {
@@ -151,91 +183,55 @@ async function writeSpacedCopy(path: string, target: string): Promise<void> {
   );
 }
 
-async function throughput(path: string, spacedPath: string, warmUpPath: string, bytes: number) {
-  const rounds = Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 5);
-  const names = Object.keys(contenders) as ContenderName[];
-  const seconds = new Map<ContenderName, number[]>(names.map((name) => [name, []]));
-  const cpuSeconds = new Map<ContenderName, number[]>(names.map((name) => [name, []]));
-  const checksums = new Map<ContenderName, number>();
-  for (let round = 0; round < rounds; round++) {
-    for (let offset = 0; offset < names.length; offset++) {
-      const name = names[(round + offset) % names.length] as ContenderName;
-      const result = JSON.parse(
-        runChild({
-          CG_PARSER_BENCH_CHILD: name,
-          CG_PARSER_BENCH_FILE: SPACED.includes(name) ? spacedPath : path,
-          CG_PARSER_BENCH_WARMUP: warmUpPath,
-        }),
-      ) as { seconds: number; cpuSeconds: number; checksum: number };
-      seconds.get(name)?.push(result.seconds);
-      cpuSeconds.get(name)?.push(result.cpuSeconds);
-      checksums.set(name, result.checksum);
-    }
-  }
-  const distinct = new Set(checksums.values());
-  if (distinct.size !== 1)
-    throw new Error(`contenders consumed different data: ${[...checksums].join(", ")}`);
-  const megabytes = bytes / 1e6;
-  const spacedMegabytes = statSync(spacedPath).size / 1e6;
-  const sizeOf = (name: ContenderName) => (SPACED.includes(name) ? spacedMegabytes : megabytes);
-  // Ratios use CPU time (user + system of the child, GC threads included): on a shared, loaded
-  // machine wall time mostly measures the neighbours. Wall-clock rates are printed beside them.
-  const time = (name: ContenderName) => median(cpuSeconds.get(name) ?? []);
-  const rate = (name: ContenderName) => sizeOf(name) / time(name);
-  const wallRate = (name: ContenderName) => sizeOf(name) / median(seconds.get(name) ?? []);
+async function throughput(file: string, spaced: string, warmUp: string, bytes: number) {
   console.log(
-    `generated trace: ${megabytes.toFixed(1)} MB (non-canonical copy ${spacedMegabytes.toFixed(1)} MB); medians of ${rounds} interleaved runs, each in a fresh process (MB per CPU second; wall clock beside)`,
+    `generated trace: ${(bytes / 1e6).toFixed(1)} MB (non-canonical copy ${(statSync(spaced).size / 1e6).toFixed(1)} MB)`,
   );
-  for (const name of names) {
-    const all = (cpuSeconds.get(name) ?? []).map((value) => value.toFixed(2)).join(" ");
-    console.log(
-      `  ${name.padEnd(13)} ${rate(name).toFixed(1).padStart(6)} MB/s (${wallRate(name).toFixed(1)} MB/s wall)  CPU s: ${all}`,
-    );
+  const { checksums } = await compareInProcesses({
+    title: "reading every field of every event",
+    module: import.meta.url,
+    group: "readers",
+    contenders: Object.keys(readers),
+    operations: 1,
+    turnEvery: 0,
+    warmUpBatches: 0,
+    timedBatches: 1,
+    rounds: Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 5),
+    input: { file, spaced, warmUp },
+    // MB/s of the canonical trace (the spaced copy is larger: its contenders' rates read low).
+    unit: { name: "MB", perOperation: bytes / 1e6 },
+    sameChecksum: ["readTraceEvents", "chunk-split + JSON.parse", "readline + JSON.parse + zod"],
+    comparisons: [
+      { subject: "readTraceEvents", baseline: "chunk-split + JSON.parse", mode: "speedup", target: 2 },
+      { subject: "readTraceEvents", baseline: "readline + JSON.parse + zod", mode: "speedup", target: 3 },
+      { subject: "readTraceEvents", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 1.5 },
+      {
+        subject: "readTraceEvents",
+        baseline: "DuckDB read_json, default threads",
+        mode: "speedup",
+        note: "wall clock",
+        wallClock: true,
+      },
+      { subject: "parseTrace", baseline: "chunk-split + JSON.parse", mode: "speedup" },
+      {
+        subject: "spaced readTraceEvents",
+        baseline: "spaced chunk-split + JSON.parse",
+        mode: "speedup",
+        note: "a space after every comma",
+      },
+      {
+        subject: "chunk-split + JSON.parse",
+        baseline: "readline + JSON.parse + zod",
+        mode: "speedup",
+        note: "the ceiling of any reader that runs JSON.parse per line",
+      },
+    ],
+  });
+  const events = (checksums.get("readTraceEvents") as Consumed).events;
+  for (const name of ["DuckDB read_json, 1 thread", "DuckDB read_json, default threads", "parseTrace"]) {
+    const loaded = (checksums.get(name) as { events: number }).events;
+    if (loaded !== events) throw new Error(`${name} loaded ${loaded} events, the readers ${events}`);
   }
-  report(
-    {
-      title: "validating read (readTraceEvents) vs bare chunk-split + JSON.parse (ops = MB per CPU s)",
-      subjectOpsPerSecond: rate("subject"),
-      baselineOpsPerSecond: rate("bare"),
-      ratio: time("bare") / time("subject"),
-    },
-    "speedup",
-    0.8,
-  );
-  report(
-    {
-      title:
-        "validating read (readTraceEvents) vs readline + JSON.parse + zod safeParse (ops = MB per CPU s)",
-      subjectOpsPerSecond: rate("subject"),
-      baselineOpsPerSecond: rate("zod"),
-      ratio: time("zod") / time("subject"),
-    },
-    "speedup",
-    3,
-  );
-  console.log(
-    `  for comparison, the bare JSON.parse loop vs readline + zod = ${(time("zod") / time("bare")).toFixed(2)}x (the ceiling of any reader that parses every line with JSON.parse)`,
-  );
-  report(
-    {
-      title: "parseTrace (whole TraceDocument) vs bare chunk-split + JSON.parse (ops = MB per CPU s)",
-      subjectOpsPerSecond: rate("document"),
-      baselineOpsPerSecond: rate("bare"),
-      ratio: time("bare") / time("document"),
-    },
-    "speedup",
-  );
-  report(
-    {
-      title:
-        "non-canonical copy (a space after each comma): validating read vs bare chunk-split + JSON.parse (ops = MB per CPU s)",
-      subjectOpsPerSecond: rate("spacedSubject"),
-      baselineOpsPerSecond: rate("spacedBare"),
-      ratio: time("spacedBare") / time("spacedSubject"),
-    },
-    "speedup",
-    0.8,
-  );
 }
 
 /**
@@ -279,16 +275,6 @@ function rssChild(path: string): {
   });
   if (child.status !== 0) throw new Error(`RSS child failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split("\n").pop() as string);
-}
-
-const childContender = process.env.CG_PARSER_BENCH_CHILD as ContenderName | undefined;
-if (childContender !== undefined) {
-  await timedChild(
-    childContender,
-    process.env.CG_PARSER_BENCH_FILE as string,
-    process.env.CG_PARSER_BENCH_WARMUP as string,
-  );
-  process.exit(0);
 }
 
 export default async function parserBench() {

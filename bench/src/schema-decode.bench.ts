@@ -1,12 +1,14 @@
 // decodeTraceLine against bare JSON.parse (what any text reader pays) and against JSON.parse +
-// zod's TraceEvent.safeParse (the obvious alternative); decodeCanonicalLine (tier 0, straight from
+// a plain zod 4 schema's safeParse (the obvious alternative); decodeCanonicalLine (tier 0, straight from
 // UTF-8 bytes) against JSON.parse of the already decoded text. One op decodes a realistic mix of
 // lines: the golden trace plus generated session-shaped lines (spans, ops, tensors, memory,
 // gradients), all canonical.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { decodeCanonicalLine, decodeTraceLine, TraceEvent } from "@cg/schema";
+import { decodeCanonicalLine, decodeTraceLine } from "@cg/schema";
 import { compare, report } from "./harness.js";
+import { eventTerm } from "./support/consume-event.js";
+import { PlainTraceEvent } from "./support/plain-zod-schema.js";
 
 const golden = readFileSync(
   fileURLToPath(new URL("../../../shared/fixtures/trace6/valid/golden-train.jsonl", import.meta.url)),
@@ -110,34 +112,49 @@ for (let start = 0; start < utf8.length; ) {
   start = stop + 1;
 }
 
+// Every contender consumes every field of every decoded event (support/consume-event.ts); the
+// checksums must agree.
+
 /** Tier 0 where it applies (every line here but the meta line), decodeTraceLine otherwise. */
 function decodeCanonicalAll(): number {
-  let accepted = 0;
+  let checksum = 0;
   for (let index = 0; index < ranges.length; index += 2) {
-    const event = decodeCanonicalLine(utf8, ranges[index], ranges[index + 1]);
-    if (event !== undefined || decodeTraceLine(lines[index >> 1] as string).ok) accepted++;
+    let event = decodeCanonicalLine(utf8, ranges[index], ranges[index + 1]);
+    if (event === undefined) {
+      const result = decodeTraceLine(lines[index >> 1] as string);
+      if (!result.ok) throw new Error("a benchmark line failed to decode");
+      event = result.event;
+    }
+    checksum = (checksum + eventTerm(event)) | 0;
   }
-  if (accepted !== lines.length) throw new Error("a benchmark line failed to decode");
-  return accepted;
+  return checksum;
 }
 
 function decodeAll(): number {
-  let accepted = 0;
-  for (const line of lines) if (decodeTraceLine(line).ok) accepted++;
-  if (accepted !== lines.length) throw new Error("a benchmark line failed to decode");
-  return accepted;
+  let checksum = 0;
+  for (const line of lines) {
+    const result = decodeTraceLine(line);
+    if (!result.ok) throw new Error("a benchmark line failed to decode");
+    checksum = (checksum + eventTerm(result.event)) | 0;
+  }
+  return checksum;
 }
 
 function parseAll(): number {
-  let objects = 0;
-  for (const line of lines) if (typeof JSON.parse(line) === "object") objects++;
-  return objects;
+  let checksum = 0;
+  for (const line of lines) checksum = (checksum + eventTerm(JSON.parse(line))) | 0;
+  return checksum;
 }
 
+/** A plain zod 4 schema of the nine kinds, written the way a user would (not @cg/schema's own). */
 function parseWithZod(): number {
-  let accepted = 0;
-  for (const line of lines) if (TraceEvent.safeParse(JSON.parse(line)).success) accepted++;
-  return accepted;
+  let checksum = 0;
+  for (const line of lines) {
+    const result = PlainTraceEvent.safeParse(JSON.parse(line));
+    if (!result.success) throw new Error(`zod rejected a line: ${result.error.message}`);
+    checksum = (checksum + eventTerm(result.data)) | 0;
+  }
+  return checksum;
 }
 
 /**
@@ -165,6 +182,9 @@ export default async function run(): Promise<void> {
     { name: "JSON.parse + zod safeParse", fn: parseWithZod },
     { name: "decodeCanonicalLine", fn: decodeCanonicalAll },
   ];
+  const checksums = new Set(contenders.map((contender) => contender.fn()));
+  if (checksums.size !== 1)
+    throw new Error(`contenders consumed different data: ${[...checksums].join(", ")}`);
   interleaved(contenders, 10);
   const [decodeRate = 0, parseRate = 0, zodRate = 0, canonicalRate = 0] = interleaved(contenders);
   report(

@@ -1,0 +1,93 @@
+// The nine event kinds as a user would write them with zod 4 after reading the spec: plain objects,
+// enums where the spec lists values, optional keys optional, a discriminated union on `kind`. No
+// null-to-absent transforms, defaults or 64-bit integer handling (what makes @cg/schema's own
+// schema heavier): the baseline a hand-rolled reader actually runs.
+import { z } from "zod";
+
+const count = z.number().int().nonnegative();
+const shape = z.array(count);
+
+export const PlainTraceEvent = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("meta"),
+    schema: z.string(),
+    run_id: z.string(),
+    correlation_id: z.string(),
+    entrypoint: z.string(),
+    phase: z.enum(["train", "infer"]),
+    timestamp: z.string(),
+    capture_step: count,
+    warmup_steps: count,
+    device: z.string(),
+    measured_region_device_synchronized: z.boolean().optional(),
+    timing_mode: z.enum(["host", "device_synchronized"]),
+    tags: z.record(z.string(), z.string()),
+    candle_version: z.string().nullish(),
+  }),
+  z.object({
+    kind: z.literal("span_start"),
+    id: z.string(),
+    parent_id: z.string().nullish(),
+    name: z.string(),
+    start_ns: count,
+    span_kind: z.enum(["function", "op", "module"]),
+    measured: z.boolean().optional(),
+    step: z.enum(["forward", "backward", "optimizer"]).nullish(),
+  }),
+  z.object({ kind: z.literal("span_end"), id: z.string(), duration_ns: count.optional() }),
+  z.object({
+    kind: z.literal("op"),
+    span_id: z.string(),
+    op_name: z.string(),
+    inputs: z.array(z.string()).optional(),
+    output: z.string().nullish(),
+    shape: shape.optional(),
+    dtype: z.string(),
+    device: z.string(),
+    duration_ns: count,
+    timestamp_ns: count.optional(),
+    storage_bytes: count.nullish(),
+    input_storage_bytes: count.optional(),
+  }),
+  z.object({
+    kind: z.literal("tensor"),
+    span_id: z.string(),
+    tensor_id: z.string(),
+    shape: shape.optional(),
+    dtype: z.string(),
+    device: z.string(),
+    requires_grad: z.boolean().optional(),
+    storage_bytes: count.nullish(),
+    category: z.enum(["activation", "gradient", "optimizer", "other", "parameter"]).optional(),
+  }),
+  z.object({
+    kind: z.literal("memory"),
+    timestamp_ns: count,
+    tensor_id: z.string(),
+    span_id: z.string(),
+    op_name: z.string().nullish(),
+    device: z.string(),
+    bytes: count,
+    action: z.enum(["alloc", "free"]),
+    shape: shape.optional(),
+    dtype: z.string(),
+    category: z.enum(["activation", "gradient", "optimizer", "other", "parameter"]).optional(),
+  }),
+  z.object({
+    kind: z.literal("device_memory"),
+    timestamp_ns: count,
+    device: z.string(),
+    used_bytes: count,
+    free_bytes: count,
+    reserved_bytes: count.nullish(),
+  }),
+  z.object({
+    kind: z.literal("gradient"),
+    event_id: z.string(),
+    root: z.string(),
+    key: z.string(),
+    state: z.enum(["present", "missing", "zero", "non_finite"]),
+    norm: z.number().nullish(),
+  }),
+  z.object({ kind: z.literal("edge"), from_span: z.string(), to_span: z.string(), duration_ns: count }),
+]);
