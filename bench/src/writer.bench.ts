@@ -78,6 +78,21 @@ function openSession(input: Readonly<Record<string, string>>, name: string) {
   };
 }
 
+/** Ops as instrumented code records them; also the call site of the closed-gate figures. */
+function layerOps(recorder: TraceRecorder, span: SpanHandle, count: number): void {
+  for (let index = 0; index < count; index++) {
+    recorder.recordOp(span, {
+      opName: "matmul",
+      inputs: ["t0", "t1"],
+      output: "t2",
+      shape: [32, 32],
+      dtype: "f32",
+      device: "cuda:0",
+      durationNs: 1200,
+      inputStorageBytes: 8192,
+    });
+  }
+}
 const clock = new MonotonicClock();
 /** The event recordOp writes (incl. the resolved storage bytes), built per call as a logger's caller would. */
 const opEvent = () => ({
@@ -111,24 +126,7 @@ function stringifyContender(name: string, event: () => object): ContenderFactory
 const records: Record<string, ContenderFactory> = {
   "session.recordOp": (input) => {
     const { session, span, settle, close } = openSession(input, "record-op");
-    return {
-      run(count) {
-        for (let index = 0; index < count; index++) {
-          session.recordOp(span, {
-            opName: "matmul",
-            inputs: ["t0", "t1"],
-            output: "t2",
-            shape: [32, 32],
-            dtype: "f32",
-            device: "cuda:0",
-            durationNs: 1200,
-            inputStorageBytes: 8192,
-          });
-        }
-      },
-      settle,
-      close,
-    };
+    return { run: (count) => layerOps(session, span, count), settle, close };
   },
   "op JSON.stringify": stringifyContender("op-stringify", opEvent),
   "op pino": (input) => {
@@ -305,19 +303,6 @@ const spans: Record<string, ContenderFactory> = {
 // the captured step and with the no-op session on every other step.
 function layerSpans(recorder: TraceRecorder, count: number): void {
   for (let index = 0; index < count; index++) recorder.beginSpan("layer").end();
-}
-function layerOps(recorder: TraceRecorder, span: SpanHandle, count: number): void {
-  for (let index = 0; index < count; index++) {
-    recorder.recordOp(span, {
-      opName: "matmul",
-      inputs: ["t0", "t1"],
-      output: "t2",
-      shape: [32, 32],
-      dtype: "f32",
-      device: "cuda:0",
-      durationNs: 1200,
-    });
-  }
 }
 const emptyCall = (_name: string): void => {};
 function layerEmpty(count: number): void {
