@@ -6,13 +6,15 @@ export type TraceSessionErrorCode =
   | "span_already_ended"
   | "foreign_span"
   | "spans_still_open"
-  | "session_finished";
+  | "session_finished"
+  | "path_in_use";
 
 export interface TraceSessionErrorOptions extends CgErrorOptions {
   code: TraceSessionErrorCode;
 }
 
-/** Misuse of a session: invalid provenance, a span ended twice or by the wrong session, finish with open spans. */
+/** Misuse of a session: invalid provenance, a span ended twice or by the wrong session, finish with open spans, a
+ * path another live session is writing. */
 export class TraceSessionError extends CgError {
   override readonly name = "TraceSessionError";
   readonly code: TraceSessionErrorCode;

@@ -1,33 +1,17 @@
 // A capture killed with SIGKILL leaves a file whose complete lines all parse; in `line` durability
 // every recorded event is there. A process that exits without finish() still flushes its buffer.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDependencies, startChild as startScript } from "./child-runner.js";
 import { checkTrace } from "./support.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const packageRoot = resolve(here, "..");
-const childScript = join(here, "capture-child.ts");
-// tsx as a loader inside one node process: the `tsx` command would run the script in a second,
-// grandchild process that a SIGKILL of the child does not reach.
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 let workDir = "";
 
 beforeAll(() => {
-  // The child runs the writer's sources through tsx; its dependencies load from their built output.
-  const missing = ["schema", "clock", "memory"].some(
-    (name) => !existsSync(resolve(packageRoot, `../${name}/dist/index.js`)),
-  );
-  if (missing) {
-    execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/writer^..."], {
-      cwd: resolve(packageRoot, "../.."),
-      stdio: "ignore",
-    });
-  }
+  buildDependencies();
   workDir = mkdtempSync(join(tmpdir(), "cg-writer-child-"));
 }, 120_000);
 
@@ -36,25 +20,8 @@ afterAll(() => {
 });
 
 function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", tsxLoader, childScript, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  const firstLine = new Promise<string>((resolvePromise, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const newline = stdout.indexOf("\n");
-      if (newline >= 0) resolvePromise(stdout.slice(0, newline));
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("exit", (code, signal) => {
-      if (!stdout.includes("\n")) reject(new Error(`child exited (${code ?? signal}) early: ${stderr}`));
-    });
-  });
-  return { child, firstLine };
+  const running = startScript("capture-child.ts", args);
+  return { child: running.child, firstLine: running.line("") };
 }
 
 function kill(child: ChildProcess): Promise<void> {

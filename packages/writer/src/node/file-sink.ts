@@ -1,9 +1,12 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, openSync, realpathSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { type LineTarget, lineTarget } from "../serialize/line-bytes.js";
+import { TraceSessionError } from "../trace-session-error.js";
 import type { LineBufferSink, TraceSink } from "../trace-sink.js";
 import { TraceWriteError } from "../trace-write-error.js";
+import { createDirectories } from "./create-directories.js";
 import { registerForExitFlush, unregisterFromExitFlush } from "./exit-flush.js";
+import { lockTracePath, type PathLock } from "./path-lock.js";
 
 /** `buffered` (default): lines collect in memory and go out with `fs.writeSync` when the buffer is
  *  full, on flush, finish and process exit. `line`: every line is written through at once, so a
@@ -23,15 +26,26 @@ const DEFAULT_BUFFER_SIZE = 64 * 1024;
 const utf8Write = (Buffer.prototype as unknown as { utf8Write?: (text: string, offset: number) => number })
   .utf8Write;
 
+/** The path with every symbolic link resolved, the file itself perhaps not existing yet. */
+function realTracePath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return join(realpathSync(dirname(path)), basename(path));
+  }
+}
+
 /**
- * A synchronous file sink. Creates missing parent directories and truncates the file. After the
- * first failed write it drops everything (a half-written buffer must not be followed by more lines)
- * and rethrows nothing further.
+ * A synchronous file sink. Creates missing parent directories, takes the path for itself (see
+ * `path-lock.ts`: a second live sink on the same file fails here, before anything is truncated)
+ * and truncates the file. After the first failed write it drops everything (a half-written buffer
+ * must not be followed by more lines) and rethrows nothing further.
  */
 export class FileSink implements TraceSink, LineBufferSink {
   readonly location: string;
   readonly #bytes: Buffer | undefined;
   readonly #target: LineTarget | undefined;
+  readonly #lock: PathLock;
   #fd: number;
   #offset = 0;
   #broken = false;
@@ -51,14 +65,23 @@ export class FileSink implements TraceSink, LineBufferSink {
     // between writes, and no allocation per flush.
     this.#bytes = durability === "line" || size === 0 ? undefined : Buffer.allocUnsafe(size);
     this.#target = this.#bytes === undefined ? undefined : lineTarget(this.#bytes);
+    let realPath: string;
     try {
-      mkdirSync(dirname(path), { recursive: true });
+      createDirectories(dirname(path));
+      realPath = realTracePath(path);
     } catch (error) {
       throw TraceWriteError.fromCause("creating the parent directory of", path, error);
     }
     try {
+      this.#lock = lockTracePath(realPath);
+    } catch (error) {
+      if (TraceSessionError.isInstance(error)) throw error;
+      throw TraceWriteError.fromCause("locking", path, error);
+    }
+    try {
       this.#fd = openSync(path, "w");
     } catch (error) {
+      this.#lock.release();
       throw TraceWriteError.fromCause("opening", path, error);
     }
     registerForExitFlush(this);
@@ -117,12 +140,17 @@ export class FileSink implements TraceSink, LineBufferSink {
       } catch {
         // The data is written (or the failure already reported); a close error adds nothing.
       }
+      this.#lock.release();
     }
   }
 
   /** @internal Called by the shared exit hook. */
   flushAtExit(): void {
-    this.flush();
+    try {
+      this.flush();
+    } finally {
+      this.#lock.release();
+    }
   }
 
   #writeText(text: string): void {
