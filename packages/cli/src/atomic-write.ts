@@ -1,5 +1,19 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { cleanupOnInterrupt } from "./interrupt-cleanup.js";
+
+/** The file-system calls the writers use; tests inject faults (short writes, ENOSPC) through it. */
+export interface WriteFs {
+  openSync: typeof nodeFs.openSync;
+  writeSync: (descriptor: number, buffer: Uint8Array, offset: number, length: number) => number;
+  fsyncSync: typeof nodeFs.fsyncSync;
+  closeSync: typeof nodeFs.closeSync;
+  renameSync: typeof nodeFs.renameSync;
+  rmSync: typeof nodeFs.rmSync;
+  chmodSync: typeof nodeFs.chmodSync;
+}
+
+export const realFs: WriteFs = nodeFs;
 
 /** A temporary path beside `target`, so the final rename stays on one file system. */
 export function temporaryPathFor(target: string): string {
@@ -7,47 +21,113 @@ export function temporaryPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${suffix}.tmp`);
 }
 
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
 /**
- * Writes a file atomically: readers see the old file or the complete new one, never a partial
- * one. `produce` receives a function that appends text; the temp file is removed on failure.
+ * Writes every byte of `bytes`: `write(2)` may write fewer bytes than asked (a full disk, a pipe, a
+ * signal), so a single call is never taken as success. A non-blocking descriptor (a pipe set up by
+ * a parent) that reports EAGAIN is retried after a millisecond.
  */
-export async function writeFileAtomic<T>(
-  target: string,
-  produce: (write: (text: string) => void) => T | Promise<T>,
-): Promise<T> {
-  const temporary = temporaryPathFor(target);
-  const descriptor = openSync(temporary, "w");
+export function writeAll(
+  descriptor: number,
+  bytes: Uint8Array,
+  fs: Pick<WriteFs, "writeSync"> = realFs,
+): void {
+  let offset = 0;
+  while (offset < bytes.length) {
+    let written: number;
+    try {
+      written = fs.writeSync(descriptor, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(sleepCell, 0, 0, 1);
+      continue;
+    }
+    if (written <= 0) {
+      throw Object.assign(new Error("write returned no progress"), { code: "EIO", syscall: "write" });
+    }
+    offset += written;
+  }
+}
+
+/** Buffers appended text and writes it in 64 KiB blocks, each one completely. */
+export function bufferedWriter(descriptor: number, fs: Pick<WriteFs, "writeSync"> = realFs) {
   let pending: string[] = [];
   let pendingLength = 0;
   const flush = (): void => {
     if (pendingLength === 0) return;
-    writeSync(descriptor, pending.join(""));
+    writeAll(descriptor, Buffer.from(pending.join(""), "utf8"), fs);
     pending = [];
     pendingLength = 0;
   };
+  const write = (text: string): void => {
+    pending.push(text);
+    pendingLength += text.length;
+    if (pendingLength >= 1 << 16) flush();
+  };
+  return { write, flush };
+}
+
+export interface AtomicWriteOptions {
+  /** Permission bits of the new file (an existing file's mode is kept by the caller passing it). */
+  mode?: number;
+  fs?: WriteFs;
+}
+
+/**
+ * Writes a file atomically: readers see the old file or the complete new one, never a partial
+ * one. `produce` receives a function that appends text. Every byte is written, the data is
+ * flushed to disk (fsync) before the rename, and on any failure (a full disk included) or on
+ * SIGINT/SIGTERM the temp file is removed and the old file is left as it was.
+ */
+export async function writeFileAtomic<T>(
+  target: string,
+  produce: (write: (text: string) => void) => T | Promise<T>,
+  options: AtomicWriteOptions = {},
+): Promise<T> {
+  const fs = options.fs ?? realFs;
+  const temporary = temporaryPathFor(target);
+  const descriptor = fs.openSync(temporary, "wx", options.mode ?? 0o666);
+  let open = true;
+  const close = (): void => {
+    if (!open) return;
+    open = false;
+    fs.closeSync(descriptor);
+  };
+  const release = cleanupOnInterrupt(() => {
+    try {
+      close();
+    } finally {
+      fs.rmSync(temporary, { force: true });
+    }
+  });
   try {
-    const result = await produce((text) => {
-      pending.push(text);
-      pendingLength += text.length;
-      if (pendingLength >= 1 << 16) flush();
-    });
-    flush();
-    fsyncSync(descriptor);
-    closeSync(descriptor);
-    renameSync(temporary, target);
+    const writer = bufferedWriter(descriptor, fs);
+    const result = await produce(writer.write);
+    writer.flush();
+    fs.fsyncSync(descriptor);
+    close();
+    if (options.mode !== undefined) fs.chmodSync(temporary, options.mode);
+    fs.renameSync(temporary, target);
     return result;
   } catch (error) {
     try {
-      closeSync(descriptor);
+      close();
     } catch {
-      // Already closed.
+      // Already closed, or the close failed too: the first error is the one to report.
     }
-    rmSync(temporary, { force: true });
+    fs.rmSync(temporary, { force: true });
     throw error;
+  } finally {
+    release();
   }
 }
 
 /** Atomic write of a complete string. */
-export async function writeTextFileAtomic(target: string, text: string): Promise<void> {
-  await writeFileAtomic(target, (write) => write(text));
+export async function writeTextFileAtomic(
+  target: string,
+  text: string,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  await writeFileAtomic(target, (write) => write(text), options);
 }

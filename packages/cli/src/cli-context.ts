@@ -2,10 +2,17 @@
 export interface CliContext {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /**
+   * The descriptor behind stdout, for outputs written with `-o -` (large ones are written to it
+   * directly, in blocks, instead of through `stdout`); undefined in tests, which capture `stdout`.
+   */
+  stdoutDescriptor?: number;
   /** Whether to use ANSI colours on stdout (off when NO_COLOR is set or stdout is not a TTY). */
   color: boolean;
   /** Whether stderr is an interactive terminal (progress is shown only then). */
   stderrIsTty: boolean;
+  /** Columns of the terminal stdout is, or undefined when it is not one (tables are then not cut). */
+  columns?: number;
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
@@ -24,8 +31,12 @@ export function processContext(version: string): CliContext {
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    stdoutDescriptor: 1,
     color: !noColor && (forceColor || process.stdout.isTTY === true),
     stderrIsTty: process.stderr.isTTY === true,
+    ...(process.stdout.isTTY === true && process.stdout.columns > 0
+      ? { columns: process.stdout.columns }
+      : {}),
     cwd: process.cwd(),
     env,
     version,

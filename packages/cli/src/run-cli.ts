@@ -6,6 +6,7 @@ import type { Command, CommandArguments } from "./command.js";
 import { commands } from "./command-registry.js";
 import { ExitCode } from "./exit-codes.js";
 import { escapeControl } from "./format/escape-control.js";
+import { setTableWidth } from "./format/table.js";
 import { buildOption } from "./option-spec.js";
 
 const MAIN_FOOTER = `
@@ -79,6 +80,7 @@ function commanderMessage(error: CommanderError, commandName: string | undefined
 export async function runCli(argv: string[], context: CliContext): Promise<ExitCode> {
   const outcome = { code: ExitCode.Ok as ExitCode };
   const program = buildProgram(context, outcome);
+  setTableWidth(context.columns);
   if (argv.length === 0) {
     context.stdout(program.helpInformation());
     return ExitCode.Ok;
@@ -99,13 +101,14 @@ export async function runCli(argv: string[], context: CliContext): Promise<ExitC
 
 /** Prints an error as one `cg-trace: …` line and picks the exit status. */
 export function reportError(error: unknown, context: CliContext): ExitCode {
+  // Messages quote file names and trace content: escaped, so that each error stays one line.
   if (CliError.isInstance(error)) {
-    context.stderr(`cg-trace: ${error.message}\n`);
+    context.stderr(`cg-trace: ${escapeControl(error.message)}\n`);
     return error.exitCode;
   }
   if (CgError.isInstance(error)) {
     // Errors of the libraries (parse errors, bad input) are input problems, not crashes.
-    context.stderr(`cg-trace: ${error.message}\n`);
+    context.stderr(`cg-trace: ${escapeControl(error.message)}\n`);
     return ExitCode.Usage;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

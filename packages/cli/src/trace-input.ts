@@ -10,6 +10,7 @@ import {
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import { ExitCode } from "./exit-codes.js";
+import { escapeControl } from "./format/escape-control.js";
 
 /** Files at least this large show a progress line on stderr (only when stderr is a terminal). */
 const PROGRESS_THRESHOLD_BYTES = 64 * 1024 * 1024;
@@ -38,7 +39,7 @@ export function checkTraceFile(path: string): number {
 /** `file:line: code: message`, the form of every parse diagnostic. */
 export function formatParseError(error: TraceParseError, path: string): string {
   const where = error.line === undefined ? path : `${path}:${error.line}`;
-  return `${where}: ${error.code}: ${error.message}`;
+  return escapeControl(`${where}: ${error.code}: ${error.message}`);
 }
 
 /** Rethrows a parse failure as a CLI error with its location; other errors pass through. */

@@ -14,25 +14,11 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bin, ensureBuilt, packageRoot, repoRoot, runBinary } from "./built-binary.js";
 import { type ChromeTrace, checkPerfettoRules } from "./perfetto-rules.js";
 
-// Runs the built `cg-trace` binary exactly as a user would.
-const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const repoRoot = resolve(packageRoot, "../..");
-const bin = join(packageRoot, "dist/bin.js");
 const golden = join(fixturesDir, "valid/golden-train.jsonl");
 const scratch = mkdtempSync(join(tmpdir(), "cg-cli-e2e-"));
-
-function newestMtime(directory: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true })) {
-    const path = join(directory, entry.name);
-    if (entry.name.endsWith(".test.ts")) continue;
-    const time = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs;
-    if (time > newest) newest = time;
-  }
-  return newest;
-}
 
 /** Compiles the cuda-probe package's fake NVML into `directory`; no C compiler is a failure that says so. */
 function buildFakeNvml(directory: string): string {
@@ -57,22 +43,11 @@ function buildFakeNvml(directory: string): string {
 }
 
 function cgTrace(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [bin, ...args], {
-    cwd: scratch,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", ...env },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  const { status, stdout, stderr } = runBinary(args, { cwd: scratch, env });
+  return { status, stdout, stderr };
 }
 
-beforeAll(() => {
-  if (!existsSync(bin) || statSync(bin).mtimeMs < newestMtime(join(packageRoot, "src"))) {
-    execFileSync("pnpm", ["turbo", "run", "build", "--filter", "@cg/cli..."], {
-      cwd: repoRoot,
-      stdio: "pipe",
-    });
-  }
-}, 300_000);
+beforeAll(ensureBuilt, 300_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("cg-trace (built binary)", () => {

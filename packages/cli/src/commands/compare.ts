@@ -1,6 +1,7 @@
 import { type Comparison, compareTraces, formatU64, type SignedInteger } from "@cg/trace";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { escapeControl } from "../format/escape-control.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle, type Style } from "../format/style.js";
 import { renderFacts, renderTable } from "../format/table.js";
@@ -14,8 +15,9 @@ function renderComparison(comparison: Comparison, style: Style): string {
   const out: string[] = [];
   const verdict = comparison.comparable ? style.good("COMPARABLE") : style.bad("NOT COMPARABLE");
   out.push(`${style.bold("Comparison")}: ${verdict}\n`);
-  for (const reason of comparison.reasons) out.push(`  ${style.bad("reason")}: ${reason}\n`);
-  for (const warning of comparison.warnings) out.push(`  ${style.warn("warning")}: ${warning}\n`);
+  for (const reason of comparison.reasons) out.push(`  ${style.bad("reason")}: ${escapeControl(reason)}\n`);
+  for (const warning of comparison.warnings)
+    out.push(`  ${style.warn("warning")}: ${escapeControl(warning)}\n`);
   const run = (side: Comparison["baseline"]) =>
     `${side.run_id} (${side.entrypoint}, ${side.trusted ? "trusted" : "untrusted"}), total ${formatDuration(side.total_ns)}`;
   out.push(

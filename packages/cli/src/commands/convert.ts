@@ -1,7 +1,8 @@
-import { writeFileAtomic } from "../atomic-write.js";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { escapeControl } from "../format/escape-control.js";
+import { writeOutput } from "../output-target.js";
 import { choiceOption, stringOption } from "../parse-command-args.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
 import { streamTrace } from "../trace-input.js";
@@ -33,16 +34,18 @@ Open the file at https://ui.perfetto.dev ("Open trace file") or in chrome://trac
 Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
   async run(args, context) {
     const tracePath = args.positionals[0]!;
-    choiceOption(args, "convert", "to", ["perfetto"]);
+    choiceOption(args, "convert", "to", ["perfetto"], "perfetto");
     const output = stringOption(args, "output");
     if (output === undefined)
       throw new UsageError({ message: "convert: -o/--output <file.json> is required" });
-    const stats = await writeFileAtomic(output, (write) =>
+    const { result: stats, kind } = await writeOutput(output, context, (write) =>
       convertToPerfetto(streamTrace(tracePath, context), write, { converter: `cg-trace ${context.version}` }),
     );
+    // Written to stdout, a pipe or a device (maybe stdout itself): the report goes to stderr.
+    const report = kind === "file" ? context.stdout : context.stderr;
     const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`;
-    context.stdout(
-      `wrote ${output}: ${plural(stats.spans, "span")} on ${plural(stats.spanTracks, "track")}, ` +
+    report(
+      `wrote ${escapeControl(output)}: ${plural(stats.spans, "span")} on ${plural(stats.spanTracks, "track")}, ` +
         `${plural(stats.ops, "op")}, ${plural(stats.memoryEvents, "memory event")}, ` +
         `${plural(stats.deviceMemorySamples, "device-memory sample")}\n` +
         "open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n",

@@ -3,6 +3,7 @@ import type { Command } from "../command.js";
 import { DEMO_MODELS, type DemoModelKind, runDemo } from "../demo/run-demo.js";
 import { ExitCode } from "../exit-codes.js";
 import { createStyle } from "../format/style.js";
+import { asOutputError, prepareOutputDirectory } from "../output-target.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
 import { renderSummary } from "../views/render-summary.js";
 import { buildSummaryView } from "../views/summary-view.js";
@@ -56,14 +57,22 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     const outDir = resolve(context.cwd, stringOption(args, "out") ?? "cg-trace-out");
     const steps = Math.max(2, positiveIntegerOption(args, "demo", "steps", 2));
     const shown = relative(context.cwd, outDir) || ".";
+    const userOut = stringOption(args, "out") ?? "cg-trace-out";
+    // Fail before training, not after it, when the folder cannot be written.
+    prepareOutputDirectory(outDir, userOut);
     context.stderr(`training ${MODEL_DESCRIPTIONS[model]} for ${steps} steps, capturing step ${steps}…\n`);
-    const result = await runDemo({
-      outDir,
-      model,
-      steps,
-      gpu: !booleanOption(args, "no-gpu"),
-      converter: `cg-trace ${context.version}`,
-    });
+    let result: Awaited<ReturnType<typeof runDemo>>;
+    try {
+      result = await runDemo({
+        outDir,
+        model,
+        steps,
+        gpu: !booleanOption(args, "no-gpu"),
+        converter: `cg-trace ${context.version}`,
+      });
+    } catch (error) {
+      throw asOutputError(error, userOut);
+    }
     const style = createStyle(context.color);
     const tracePath = relative(context.cwd, result.tracePath);
     context.stdout(`${renderSummary(buildSummaryView(result.document, tracePath), style)}\n`);

@@ -1,6 +1,7 @@
 import { analyzeHealth, type TraceParseError } from "@cg/trace";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption } from "../parse-command-args.js";
 import { formatParseError, loadTrace } from "../trace-input.js";
@@ -24,6 +25,7 @@ Exit codes: 0 valid and trusted,
             2 usage error, unreadable file or a trace that does not parse.`,
   async run(args, context) {
     const path = args.positionals[0]!;
+    const shown = escapeControl(path);
     const style = createStyle(context.color);
     const lenient = booleanOption(args, "lenient");
     const skipped: TraceParseError[] = [];
@@ -36,13 +38,15 @@ Exit codes: 0 valid and trusted,
     const health = analyzeHealth(document);
     for (const issue of health.issues) {
       const severity = issue.severity === "error" ? style.bad("error") : style.warn("warning");
-      context.stdout(`${path}: ${issue.code}: ${severity}: ${issue.message}\n`);
+      context.stdout(`${shown}: ${issue.code}: ${severity}: ${escapeControl(issue.message)}\n`);
     }
     const errors = health.issues.filter((issue) => issue.severity === "error").length;
     const warnings = health.issues.length - errors;
     const verdict = health.trusted ? style.good("trusted") : style.bad("untrusted");
     const skippedNote = skipped.length > 0 ? `, ${skipped.length} line(s) skipped` : "";
-    context.stdout(`${path}: valid, ${verdict} (${errors} error(s), ${warnings} warning(s)${skippedNote})\n`);
+    context.stdout(
+      `${shown}: valid, ${verdict} (${errors} error(s), ${warnings} warning(s)${skippedNote})\n`,
+    );
     return health.trusted && skipped.length === 0 ? ExitCode.Ok : ExitCode.Failure;
   },
 };

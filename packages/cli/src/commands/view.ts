@@ -1,10 +1,11 @@
 import { basename } from "node:path";
 import { renderReport } from "@cg/report";
-import { writeTextFileAtomic } from "../atomic-write.js";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { escapeControl } from "../format/escape-control.js";
 import { formatBytesShort } from "../format/units.js";
+import { writeOutput } from "../output-target.js";
 import { stringOption } from "../parse-command-args.js";
 import { loadTrace } from "../trace-input.js";
 
@@ -50,9 +51,10 @@ Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
         ? {}
         : { baseline, baselineLabel: basename(baselinePath) }),
     });
-    await writeTextFileAtomic(output, html);
-    context.stdout(
-      `wrote ${output} (${formatBytesShort(Buffer.byteLength(html))})\nopen it in any browser; it works offline\n`,
+    const { kind } = await writeOutput(output, context, (write) => write(html));
+    const report = kind === "file" ? context.stdout : context.stderr;
+    report(
+      `wrote ${escapeControl(output)} (${formatBytesShort(Buffer.byteLength(html))})\nopen it in any browser; it works offline\n`,
     );
     return ExitCode.Ok;
   },

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
   CaptureGate,
@@ -9,6 +9,7 @@ import {
   TraceSession,
 } from "@cg/trace";
 import { temporaryPathFor, writeFileAtomic } from "../atomic-write.js";
+import { ensureDirectory } from "../output-target.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
 import { DeviceMemoryCheckpoints, type DeviceMemoryStatus } from "./device-memory-checkpoints.js";
 import { DEFAULT_MLP_CONFIG, MlpTrainer } from "./mlp-trainer.js";
@@ -139,7 +140,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const model = options.model ?? "tfjs";
   const steps = options.steps ?? 2;
   const captureStep = options.captureStep ?? steps;
-  mkdirSync(options.outDir, { recursive: true });
+  ensureDirectory(options.outDir);
   const tracePath = join(options.outDir, "application.jsonl");
   const temporaryTrace = temporaryPathFor(tracePath);
   let captured: Captured;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeControl } from "./escape-control.js";
+import { escapeControl, escapeControlKeepingColour } from "./escape-control.js";
 
 describe("escapeControl", () => {
   it("writes newlines, escapes and bidi overrides as visible text", () => {
@@ -8,6 +8,11 @@ describe("escapeControl", () => {
     expect(escapeControl("x\u001b[2Ky\r\t")).toBe("x\\x1b[2Ky\\r\\t");
     expect(escapeControl("\u202etxt.exe")).toBe("\\u202etxt.exe");
     expect(escapeControl("\u0085\u007f")).toBe("\\x85\\x7f");
+  });
+
+  it("keeps colour codes only where asked", () => {
+    expect(escapeControlKeepingColour("\u001b[33mstale\u001b[39m\n")).toBe("\u001b[33mstale\u001b[39m\\n");
+    expect(escapeControlKeepingColour("a\u001b[2Kb")).toBe("a\\x1b[2Kb");
   });
 
   it("leaves printable text (accents, CJK, emoji) unchanged", () => {

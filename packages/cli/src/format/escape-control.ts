@@ -21,3 +21,15 @@ export function escapeControl(text: string): string {
   CONTROL.lastIndex = 0;
   return CONTROL.test(text) ? text.replace(CONTROL, escapeOne) : text;
 }
+
+// The colour codes of format/style.ts: SGR sequences only, which can colour but not move or clear.
+const SGR = /(\u001b\[[0-9;]*m)/;
+
+/** Like escapeControl, but keeps colour (SGR) sequences: for table cells that may be styled. */
+export function escapeControlKeepingColour(text: string): string {
+  if (!text.includes("\u001b")) return escapeControl(text);
+  return text
+    .split(SGR)
+    .map((part, index) => (index % 2 === 1 ? part : escapeControl(part)))
+    .join("");
+}

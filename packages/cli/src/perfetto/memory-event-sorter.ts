@@ -1,8 +1,10 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { compareCodePoints, type MemoryCategory } from "@cg/trace";
+import { writeAll } from "../atomic-write.js";
+import { cleanupOnInterrupt } from "../interrupt-cleanup.js";
 
 /** The fields of a `memory` event the counters need. */
 export interface MemoryRecord {
@@ -90,6 +92,7 @@ export class MemoryEventSorter {
   readonly #chunkSize: number;
   #chunk: MemoryRecord[] = [];
   #directory: string | undefined;
+  #releaseCleanup: (() => void) | undefined;
   readonly #runs: string[] = [];
   #readers: RunReader[] = [];
 
@@ -111,7 +114,11 @@ export class MemoryEventSorter {
 
   #spill(): void {
     this.#chunk.sort(compareMemoryRecords);
-    this.#directory ??= mkdtempSync(join(tmpdir(), "cg-trace-sort-"));
+    if (this.#directory === undefined) {
+      const directory = mkdtempSync(join(tmpdir(), "cg-trace-sort-"));
+      this.#directory = directory;
+      this.#releaseCleanup = cleanupOnInterrupt(() => rmSync(directory, { recursive: true, force: true }));
+    }
     const path = join(this.#directory, `run-${this.#runs.length}.jsonl`);
     const descriptor = openSync(path, "w");
     try {
@@ -119,11 +126,11 @@ export class MemoryEventSorter {
       for (const record of this.#chunk) {
         text += toLine(record);
         if (text.length >= 1 << 16) {
-          writeSync(descriptor, text);
+          writeAll(descriptor, Buffer.from(text, "utf8"));
           text = "";
         }
       }
-      if (text !== "") writeSync(descriptor, text);
+      if (text !== "") writeAll(descriptor, Buffer.from(text, "utf8"));
     } finally {
       closeSync(descriptor);
     }
@@ -166,5 +173,7 @@ export class MemoryEventSorter {
     this.#readers = [];
     if (this.#directory !== undefined) rmSync(this.#directory, { recursive: true, force: true });
     this.#directory = undefined;
+    this.#releaseCleanup?.();
+    this.#releaseCleanup = undefined;
   }
 }

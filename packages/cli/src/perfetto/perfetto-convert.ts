@@ -207,7 +207,11 @@ export async function convertToPerfetto(
     // Spans never closed are drawn with zero duration and marked `closed: false`.
     for (const id of spanLanes.openSpanIds().reverse()) emitSpan(id, 0n, false);
     const counters = new MemoryCounters();
+    let merged = 0;
     for (const record of sorter.sorted()) {
+      // The merge is synchronous work over every memory event; let signals (Ctrl-C) through.
+      merged += 1;
+      if ((merged & 0xffff) === 0) await new Promise<void>((done) => setImmediate(done));
       for (const sample of counters.apply(record)) {
         emit(
           `{"name":${quote(sample.name)},"ph":"C","ts":${microsecondsText(sample.timestamp)},"pid":${PROCESS_ID},"args":{"bytes":${sample.value}}}`,

@@ -1,4 +1,5 @@
 import type { HealthReport } from "@cg/trace";
+import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
 
 /** `Health: TRUSTED` / `UNTRUSTED` with one line per issue. */
@@ -9,7 +10,7 @@ export function renderHealth(health: HealthReport, style: Style): string {
   const lines = [`${style.bold("Health")}: ${verdict} (${errors} error(s), ${warnings} warning(s))`];
   for (const issue of health.issues) {
     const label = issue.severity === "error" ? style.bad("error") : style.warn("warning");
-    lines.push(`  ${label} ${issue.code}: ${issue.message}`);
+    lines.push(`  ${label} ${issue.code}: ${escapeControl(issue.message)}`);
   }
   return `${lines.join("\n")}\n`;
 }

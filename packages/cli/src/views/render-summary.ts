@@ -1,4 +1,5 @@
 import { formatU64, MEMORY_CATEGORIES } from "@cg/trace";
+import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
 import { renderFacts, renderTable } from "../format/table.js";
 import { formatBytes, formatBytesShort, formatDuration } from "../format/units.js";
@@ -14,7 +15,7 @@ function formatNorm(norm: number | undefined): string {
 export function renderSummary(view: SummaryView, style: Style, limit = 10): string {
   const run = view.provenance;
   const out: string[] = [];
-  out.push(`${style.bold("Trace")} ${view.file}\n`);
+  out.push(`${style.bold("Trace")} ${escapeControl(view.file)}\n`);
   const tags = Object.entries(run.tags)
     .map(([key, value]) => `${key}=${value}`)
     .join(", ");
