@@ -17,6 +17,7 @@ export interface WorkspacePackage {
     exports?: Record<string, unknown>;
     dependencies?: Record<string, string>;
     peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
 }
 
