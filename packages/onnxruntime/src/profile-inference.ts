@@ -13,8 +13,15 @@ import { OrtProfileError } from "./ort-profile-error.js";
 import { profilingSessionOptions } from "./profiling-session-options.js";
 
 export interface ProfileInferenceOptions extends Omit<CaptureRunOptions, "profileFilePrefix" | "captureRun"> {
-  /** Runs before the captured one (profiled by ONNX Runtime, left out of the trace); default 1. */
+  /** Runs before the captured one, left out of the trace; default 1. */
   warmup?: number | undefined;
+  /**
+   * Where a model's warm-up runs go. `bare-session` (default): a session without the profiler, released
+   * before the profiling session is created, which gets one profiled warm-up run of its own (its
+   * arena and kernel state) before the captured run. `profiling-session`: every warm-up run in the
+   * profiling session — ONNX Runtime's profiler cannot be switched on per run, so each pays its cost.
+   */
+  warmupOn?: "bare-session" | "profiling-session" | undefined;
   /** Options for the session created from a model (ignored for a session passed in). */
   sessionOptions?: InferenceSession.SessionOptions | undefined;
   /** `RunOptions` of every run. */
@@ -32,17 +39,20 @@ export interface ProfileInferenceOptions extends Omit<CaptureRunOptions, "profil
 }
 
 export interface ProfiledInference<Outputs> extends CapturedRun<Outputs> {
-  /** Host nanoseconds of each warm-up `session.run` (profiled by ONNX Runtime). */
+  /** Host nanoseconds of each warm-up `session.run` without the profiler. */
   readonly warmupNs: readonly number[];
+  /** Host nanoseconds of each warm-up `session.run` in the profiling session (profiled by ONNX Runtime). */
+  readonly profiledWarmupNs: readonly number[];
 }
 
 type Model = string | Uint8Array;
 
 /**
- * Profiles one `session.run`: given a model (path or bytes) it creates a session with profiling
- * on, runs `warmup` runs, captures the next one, writes the trace and releases the session; given a
- * session (created with `profilingSessionOptions()`), it does the same on that session and ends
- * its profiling. ONNX Runtime's profile files are removed.
+ * Profiles one `session.run`. Given a model (path or bytes): runs `warmup` runs in a bare session,
+ * creates a session with ONNX Runtime's profiler on, runs it once more (its own warm-up), captures
+ * the next run, writes the trace and releases everything. Given a session created with
+ * `profilingSessionOptions()`: runs the warm-ups and the captured run on it and ends its profiling.
+ * ONNX Runtime's profile files are removed.
  */
 export function profileInference(
   model: Model,
@@ -80,10 +90,26 @@ export async function profileInference<Feeds, Outputs>(
     return runAndCapture(sessionOrModel, feeds, warmup, { ...options, profileFilePrefix });
   }
   const ort = await import("onnxruntime-node");
+  const model = sessionOrModel as string;
+  const warmupNs: number[] = [];
+  let profiledWarmup = warmup;
+  if ((options.warmupOn ?? "bare-session") === "bare-session" && warmup > 0) {
+    const bare = await ort.InferenceSession.create(model, { logSeverityLevel: 3, ...options.sessionOptions });
+    try {
+      for (let index = 0; index < warmup; index++) {
+        warmupNs.push(
+          await timed(() => bare.run(feeds as InferenceSession.FeedsType, options.runOptions ?? {})),
+        );
+      }
+    } finally {
+      await bare.release();
+    }
+    profiledWarmup = 1;
+  }
   const profiling = profilingSessionOptions();
   const tensorNames = options.tensorNames ?? true;
   try {
-    const session = await ort.InferenceSession.create(sessionOrModel as string, {
+    const session = await ort.InferenceSession.create(model, {
       logSeverityLevel: 3, // saving an optimized model logs a warning about hardware-specific graphs
       ...options.sessionOptions,
       enableProfiling: true,
@@ -92,14 +118,20 @@ export async function profileInference<Feeds, Outputs>(
     });
     let profiled: ProfiledInference<Outputs>;
     try {
-      profiled = await runAndCapture(session as unknown as ProfilableSession<Feeds, Outputs>, feeds, warmup, {
-        ...options,
-        profileFilePrefix: profiling.profileFilePrefix,
-        optimizedModelPath:
-          tensorNames && existsSync(profiling.optimizedModelFilePath)
-            ? profiling.optimizedModelFilePath
-            : undefined,
-      });
+      profiled = await runAndCapture(
+        session as unknown as ProfilableSession<Feeds, Outputs>,
+        feeds,
+        profiledWarmup,
+        {
+          ...options,
+          profileFilePrefix: profiling.profileFilePrefix,
+          optimizedModelPath:
+            tensorNames && existsSync(profiling.optimizedModelFilePath)
+              ? profiling.optimizedModelFilePath
+              : undefined,
+        },
+        warmupNs,
+      );
     } finally {
       await session.release();
     }
@@ -116,27 +148,26 @@ export async function profileInference<Feeds, Outputs>(
   }
 }
 
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - start);
+}
+
 async function runAndCapture<Feeds, Outputs>(
   session: ProfilableSession<Feeds, Outputs>,
   feeds: Feeds,
   warmup: number,
   options: ProfileInferenceOptions & { profileFilePrefix: string },
+  warmupNs: readonly number[] = [],
 ): Promise<ProfiledInference<Outputs>> {
-  const warmupNs: number[] = [];
+  const profiledWarmupNs: number[] = [];
   const run = (): Promise<Outputs> =>
     options.runOptions === undefined ? session.run(feeds) : session.run(feeds, options.runOptions as never);
-  for (let index = 0; index < warmup; index++) {
-    const start = process.hrtime.bigint();
-    await run();
-    warmupNs.push(Number(process.hrtime.bigint() - start));
-  }
-  const captured = await captureSessionRun(
-    session,
-    feeds,
-    { ...options, captureRun: warmup + 1 },
-    options.runOptions,
-  );
-  return { ...captured, warmupNs };
+  for (let index = 0; index < warmup; index++) profiledWarmupNs.push(await timed(run));
+  const captureRun = warmupNs.length + warmup + 1;
+  const captured = await captureSessionRun(session, feeds, { ...options, captureRun }, options.runOptions);
+  return { ...captured, warmupNs, profiledWarmupNs };
 }
 
 async function moveFile(from: string, to: string): Promise<void> {

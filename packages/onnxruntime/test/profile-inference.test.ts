@@ -60,9 +60,11 @@ describe("profileInference on onnxruntime-node", () => {
     const result = await profileInference(model, feeds, { warmup: 2, out, keepProfile: true });
     try {
       expect(result.tracePath).toBe(out);
+      // Two warm-ups in a bare session, one in the profiling session, then the captured run.
       expect(result.warmupNs).toHaveLength(2);
-      expect(result.profile.runCount).toBe(3);
-      expect(result.profile.index).toBe(3);
+      expect(result.profiledWarmupNs).toHaveLength(1);
+      expect(result.profile.runCount).toBe(2);
+      expect(result.profile.index).toBe(2);
       // Profiling does not change the numbers.
       expect((result.outputs.y as ort.Tensor).data).toEqual(await bareOutputs(model, feeds));
 
@@ -71,8 +73,8 @@ describe("profileInference on onnxruntime-node", () => {
       expect(health.issues.filter((issue) => issue.severity === "error")).toEqual([]);
       expect(health.trusted).toBe(true);
       expect(trace.run.phase).toBe("infer");
-      expect(trace.run.capture_step).toBe(3);
-      expect(trace.run.warmup_steps).toBe(2);
+      expect(trace.run.capture_step).toBe(4);
+      expect(trace.run.warmup_steps).toBe(3);
 
       const modelRun = trace.spans.find((span) => span.name === "model_run");
       const measured = trace.spans.find((span) => span.measured);
@@ -118,6 +120,20 @@ describe("profileInference on onnxruntime-node", () => {
     } finally {
       if (result.profilePath !== undefined) rmSync(result.profilePath, { force: true });
     }
+  });
+
+  it("runs every warm-up in the profiling session when asked, capturing the run after them", async () => {
+    const result = await profileInference(
+      mlpModel(),
+      { x: input(2, 16) },
+      { warmup: 3, warmupOn: "profiling-session" },
+    );
+    expect(result.warmupNs).toEqual([]);
+    expect(result.profiledWarmupNs).toHaveLength(3);
+    expect(result.profile.runCount).toBe(4);
+    const trace = parseTraceText(result.traceText ?? "");
+    expect(trace.run.capture_step).toBe(4);
+    expect(analyzeHealth(trace).trusted).toBe(true);
   });
 
   it("shows a branch and a residual as nested module spans, not a flat list", async () => {
