@@ -1,5 +1,5 @@
 import { readFile, rm } from "node:fs/promises";
-import { type MemorySink, ProfileRun, TraceSession } from "@cg/writer";
+import { ProfileRun } from "@cg/writer";
 import { deviceForProvider } from "./device-label.js";
 import { traceDtype } from "./dtype-label.js";
 import { type EmissionSummary, emitOrtRun, type TensorCheckpoint } from "./emit-ort-run.js";
@@ -8,6 +8,7 @@ import { readOnnxGraph } from "./onnx-graph.js";
 import type { OrtProfileRun } from "./ort-profile-run.js";
 import { readOrtProfile } from "./read-ort-profile.js";
 import { ReplayClock } from "./replay-clock.js";
+import { finishTrace, openTrace } from "./trace-output.js";
 
 /** The part of an ONNX Runtime tensor a trace needs (`ort.Tensor` of onnxruntime-node or -web). */
 export interface OrtTensorLike {
@@ -133,10 +134,7 @@ export async function writeCapture(
     .tag("ort_profile_runs", String(profile.runCount))
     .tag("ort_clock_alignment_slack_ns", String(slackNs));
   for (const [key, value] of Object.entries(options.tags ?? {})) metadata = metadata.tag(key, value);
-  const trace =
-    options.out === undefined
-      ? TraceSession.inMemory(metadata, { clock })
-      : TraceSession.open(options.out, metadata, { clock });
+  const trace = openTrace(options.out, metadata, clock);
   const runSpan = { name: run.name, startNs: run.startNs, endNs: run.endNs };
   const summary = emitOrtRun({
     trace,
@@ -148,10 +146,8 @@ export async function writeCapture(
     graph,
     tensors: [...tensorCheckpoints(run.feeds, device), ...tensorCheckpoints(run.outputs, device)],
   });
-  const finished = trace.finish();
   return {
-    tracePath: options.out === undefined ? undefined : finished,
-    traceText: options.out === undefined ? (trace.sink as MemorySink).text() : undefined,
+    ...finishTrace(trace, options.out),
     summary,
     profile,
     profilePath: options.keepProfile === true ? profilePath : undefined,

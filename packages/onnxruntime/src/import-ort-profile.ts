@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { type MemorySink, ProfileRun, TraceSession } from "@cg/writer";
+import { ProfileRun } from "@cg/writer";
 import { deviceForProvider } from "./device-label.js";
 import { traceDtype } from "./dtype-label.js";
 import { type EmissionSummary, emitOrtRun, type TensorCheckpoint } from "./emit-ort-run.js";
@@ -8,6 +8,7 @@ import { type OnnxGraph, readOnnxGraph } from "./onnx-graph.js";
 import type { OrtProfileRun } from "./ort-profile-run.js";
 import { readOrtProfile } from "./read-ort-profile.js";
 import { ReplayClock } from "./replay-clock.js";
+import { finishTrace, openTrace } from "./trace-output.js";
 
 export interface ImportOrtProfileOptions {
   /** Where the trace goes; absent: returned as `traceText`. */
@@ -49,10 +50,7 @@ export async function importOrtProfile(
     .tag("ort_profile_runs", String(profile.runCount));
   const clock = new ReplayClock();
   clock.at(0);
-  const trace =
-    options.out === undefined
-      ? TraceSession.inMemory(run, { clock })
-      : TraceSession.open(options.out, run, { clock });
+  const trace = openTrace(options.out, run, clock);
   const summary = emitOrtRun({
     trace,
     clock,
@@ -62,10 +60,8 @@ export async function importOrtProfile(
     tensors: graph === undefined ? undefined : modelTensors(profile, graph),
   });
   clock.at(summary.measuredEndNs);
-  const finished = trace.finish();
   return {
-    tracePath: options.out === undefined ? undefined : finished,
-    traceText: options.out === undefined ? (trace.sink as MemorySink).text() : undefined,
+    ...finishTrace(trace, options.out),
     summary,
     profile,
   };
