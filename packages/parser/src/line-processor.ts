@@ -14,6 +14,7 @@ import {
   type TraceEvent,
   trimTraceLine,
 } from "@cg/schema";
+import type { IdTable } from "./id-table.js";
 import { decodeUtf8Lines, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";
 import { TraceParseError } from "./trace-parse-error.js";
@@ -71,6 +72,18 @@ export class LineProcessor {
     this.#onDiagnostic = options.onDiagnostic;
     this.#checker = new StructureChecker(file);
     this.#sink = sink;
+  }
+
+  /**
+   * The ids of the spans started so far; a span's row in a SpanTable is its index here. Valid in
+   * the sink: for a delivered `span_start` or `span_end`, `lastSpanRow` is the span's row.
+   */
+  get spanIds(): IdTable {
+    return this.#checker.spanIds;
+  }
+
+  get lastSpanRow(): number {
+    return this.#checker.lastSpanRow;
   }
 
   /** Number of physical lines seen so far. */

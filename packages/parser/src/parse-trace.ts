@@ -1,5 +1,5 @@
 import type { ReadOptions } from "./line-processor.js";
-import { createProcessor, processChunks, processSync } from "./read-trace-events.js";
+import { createProcessor, processChunks, processSync } from "./process-chunks.js";
 import { DocumentBuilder, type TraceDocument } from "./trace-document.js";
 import type { TraceSource } from "./trace-source.js";
 

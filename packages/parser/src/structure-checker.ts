@@ -1,12 +1,17 @@
-// Walk-stage and final-stage rules of spec §8.3. State is one set per span id kind (started,
-// ended), which the duplicate rules need; nothing else of the file is kept.
+// Walk-stage and final-stage rules of spec §8.3. State is the started span ids, interned into a
+// compact table (each span's row is its id's index), and one bit per span for "ended", which the
+// duplicate rules need; nothing else of the file is kept.
 import { SCHEMA, type TraceEvent } from "@cg/schema";
+import { BitSet, IdTable } from "./id-table.js";
 import { TraceParseError } from "./trace-parse-error.js";
 
 export class StructureChecker {
   readonly #file: string;
-  readonly #started = new Set<string>();
-  readonly #ended = new Set<string>();
+  /** Ids of the started spans, in order of their `span_start`. */
+  readonly spanIds = new IdTable();
+  readonly #ended = new BitSet();
+  /** Row of the span the last accepted `span_start` or `span_end` named. */
+  lastSpanRow = -1;
   #metaSeen = false;
   #schema: string | undefined;
   #schemaLine: number | undefined;
@@ -31,8 +36,10 @@ export class StructureChecker {
         this.#schema = event.schema;
         this.#schemaLine = line;
         return undefined;
-      case "span_start":
-        if (this.#started.has(event.id)) {
+      case "span_start": {
+        const known = this.spanIds.size;
+        const row = this.spanIds.intern(event.id);
+        if (this.spanIds.size === known) {
           return this.#error(
             "duplicate_span_start",
             `duplicate span_start id \`${event.id}\` at index ${index}`,
@@ -40,10 +47,12 @@ export class StructureChecker {
             index,
           );
         }
-        this.#started.add(event.id);
+        this.lastSpanRow = row;
         return undefined;
-      case "span_end":
-        if (!this.#started.has(event.id)) {
+      }
+      case "span_end": {
+        const row = this.spanIds.get(event.id);
+        if (row < 0) {
           return this.#error(
             "unknown_span_end",
             `span_end for unknown span \`${event.id}\` at index ${index}`,
@@ -51,7 +60,7 @@ export class StructureChecker {
             index,
           );
         }
-        if (this.#ended.has(event.id)) {
+        if (this.#ended.has(row)) {
           return this.#error(
             "duplicate_span_end",
             `duplicate span_end for \`${event.id}\` at index ${index}`,
@@ -59,8 +68,10 @@ export class StructureChecker {
             index,
           );
         }
-        this.#ended.add(event.id);
+        this.#ended.add(row);
+        this.lastSpanRow = row;
         return undefined;
+      }
       default:
         return undefined;
     }

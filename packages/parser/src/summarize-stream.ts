@@ -1,26 +1,27 @@
 // Summary, health and memory peak in one streaming pass, without building a document. Kept: one
-// compact record per span (health and depth need the whole span tree), the live allocations, a
-// bounded reorder window of memory events, and the span references still unresolved. Ops, tensors,
-// memory events, gradients and edges are counted and dropped.
+// row per span in a compact column table (health and depth need the whole span tree; about 30
+// bytes per span plus its id and name bytes), the live allocations, a bounded reorder window of
+// memory events, and the span references still unresolved. Ops, tensors, memory events, gradients
+// and edges are counted and dropped.
 import { type MemoryAnalysis, MemoryTimeline } from "@cg/memory";
 import type { RunMetadata, TraceEvent } from "@cg/schema";
+import { AllocationPairing } from "./allocation-pairing.js";
 import {
-  AllocationPairing,
   type HealthIssue,
   type HealthOptions,
   type HealthReport,
   healthReport,
-  pushPresenceWarnings,
-  spanStructureIssues,
   unknownEdgeSpanIssue,
   unknownSpanIssue,
-} from "./health.js";
+} from "./health-issue.js";
 import type { ReadOptions } from "./line-processor.js";
-import { createProcessor, processChunks } from "./read-trace-events.js";
+import { pushPresenceWarnings } from "./presence-warnings.js";
+import { createProcessor, processChunks } from "./process-chunks.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
-import { buildSpanTree } from "./span-tree.js";
-import { measuredTotal, type TraceSummary } from "./summarize.js";
-import { compareCodePointsSpans, type SpanRecord, spanRecordFromStart } from "./trace-document.js";
+import { SpanTable } from "./span-table.js";
+import { spanTableIssues } from "./span-table-health.js";
+import type { TraceSummary } from "./summarize.js";
+import { TraceParseError } from "./trace-parse-error.js";
 import type { TraceSource } from "./trace-source.js";
 
 export interface StreamSummaryOptions extends ReadOptions, HealthOptions {
@@ -31,6 +32,11 @@ export interface StreamSummaryOptions extends ReadOptions, HealthOptions {
    * on the whole document and `exact` stays true. Each held event costs about 100 bytes.
    */
   reorderWindow?: number;
+  /**
+   * The most bytes the span table may hold (default 1 GiB, about 25 million spans with short ids).
+   * Past it the read stops with a `memory_budget` error that says how to go on.
+   */
+  spanBudgetBytes?: number;
 }
 
 export interface StreamSummary {
@@ -53,13 +59,15 @@ export interface StreamSummary {
 }
 
 const DEFAULT_REORDER_WINDOW = 16_384;
+const DEFAULT_SPAN_BUDGET_BYTES = 1 << 30;
+/** Spans between two looks at the span table's size. */
+const BUDGET_CHECK_SPANS = 1 << 16;
 
 /** Streams a trace once and returns its summary, health and memory figures (spec §10–§12). */
 export async function summarizeStream(
   source: TraceSource,
   options: StreamSummaryOptions = {},
 ): Promise<StreamSummary> {
-  const spans = new Map<string, SpanRecord>();
   let meta: Extract<TraceEvent, { kind: "meta" }> | undefined;
   let ops = 0;
   let tensors = 0;
@@ -75,49 +83,38 @@ export async function summarizeStream(
   const pendingTensors: string[] = [];
   const pendingMemory: string[] = [];
   const pendingEdges: { from: string; to: string }[] = [];
+  const budget = options.spanBudgetBytes ?? DEFAULT_SPAN_BUDGET_BYTES;
 
-  const timeline = new MemoryTimeline({ timeline: false });
-  const pairingIssues: HealthIssue[] = [];
-  const pairing = new AllocationPairing();
-  const reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
-  const window = new MemoryReorderWindow(
-    reorderWindow,
-    (event) => timeline.push(event),
-    (device, tensorId, action) => pairing.add(device, tensorId, action, pairingIssues),
-  );
-
-  const sink = (event: TraceEvent): void => {
+  const sink = (event: TraceEvent, line: number, index: number): void => {
     events++;
     switch (event.kind) {
       case "op":
         ops++;
-        if (!spans.has(event.span_id)) pendingOps.push(event.span_id);
+        if (ids.get(event.span_id) < 0) pendingOps.push(event.span_id);
         return;
       case "tensor":
         tensors++;
-        if (!spans.has(event.span_id)) pendingTensors.push(event.span_id);
+        if (ids.get(event.span_id) < 0) pendingTensors.push(event.span_id);
         return;
       case "memory": {
         memoryEvents++;
         if (event.action === "alloc") allocs++;
         else frees++;
-        const span = spans.get(event.span_id);
-        if (span === undefined) pendingMemory.push(event.span_id);
-        window.push(event, span?.id);
+        if (ids.get(event.span_id) < 0) pendingMemory.push(event.span_id);
+        window.push(event);
         return;
       }
-      case "span_start":
-        spans.set(event.id, spanRecordFromStart(event));
-        timeline.addSpan(event);
-        return;
-      case "span_end": {
-        const span = spans.get(event.id);
-        if (span !== undefined) {
-          span.closed = true;
-          span.duration_ns = event.duration_ns;
+      case "span_start": {
+        const row = processor.lastSpanRow;
+        spans.start(row, event);
+        if ((row & (BUDGET_CHECK_SPANS - 1)) === 0 && spans.byteLength > budget) {
+          throw overBudget(processor.file, line, index, spans.size, spans.byteLength, budget);
         }
         return;
       }
+      case "span_end":
+        spans.end(processor.lastSpanRow, event);
+        return;
       case "device_memory":
         deviceSamples++;
         timeline.pushDeviceSample(event);
@@ -127,7 +124,7 @@ export async function summarizeStream(
         return;
       case "edge":
         edges++;
-        if (!spans.has(event.from_span) || !spans.has(event.to_span)) {
+        if (ids.get(event.from_span) < 0 || ids.get(event.to_span) < 0) {
           pendingEdges.push({ from: event.from_span, to: event.to_span });
         }
         return;
@@ -138,29 +135,44 @@ export async function summarizeStream(
   };
 
   const processor = createProcessor(source, options, sink);
+  const ids = processor.spanIds;
+  const spans = new SpanTable(ids);
+  const timeline = new MemoryTimeline({
+    timeline: false,
+    spanStep: (spanId) => {
+      const row = ids.get(spanId);
+      return row >= 0 && row < spans.size ? spans.step(row) : undefined;
+    },
+  });
+  const pairingIssues: HealthIssue[] = [];
+  const pairing = new AllocationPairing();
+  const reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
+  const window = new MemoryReorderWindow(
+    reorderWindow,
+    (event) => timeline.push(event),
+    (device, tensorId, action) => pairing.add(device, tensorId, action, pairingIssues),
+  );
   for await (const _ of processChunks(source, processor)) {
     // Events were folded into the state as each chunk was processed.
   }
   window.drain();
   if (meta === undefined) throw new Error("summarizeStream: no meta event"); // the processor rejects this first
 
-  const spanList = [...spans.values()].sort(compareCodePointsSpans);
-  const tree = buildSpanTree(spanList);
   const issues: HealthIssue[] = [];
-  const counts = spanStructureIssues(spanList, options, issues, tree);
+  const { counts, maxDepth } = spanTableIssues(spans, options, issues);
   for (const spanId of pendingOps) {
-    if (!spans.has(spanId)) issues.push(unknownSpanIssue("operation", spanId));
+    if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("operation", spanId));
   }
   for (const spanId of pendingTensors) {
-    if (!spans.has(spanId)) issues.push(unknownSpanIssue("tensor", spanId));
+    if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("tensor", spanId));
   }
   for (const spanId of pendingMemory) {
-    if (!spans.has(spanId)) issues.push(unknownSpanIssue("memory", spanId));
+    if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("memory", spanId));
   }
   for (const edge of pendingEdges) {
-    if (!spans.has(edge.from) || !spans.has(edge.to)) issues.push(unknownEdgeSpanIssue(edge.from, edge.to));
+    if (ids.get(edge.from) < 0 || ids.get(edge.to) < 0) issues.push(unknownEdgeSpanIssue(edge.from, edge.to));
   }
-  issues.push(...pairingIssues);
+  for (const issue of pairingIssues) issues.push(issue);
   pairing.finish(issues);
   pushPresenceWarnings(issues, {
     operations: ops,
@@ -173,7 +185,7 @@ export async function summarizeStream(
     optimizer: counts.optimizer,
     train: meta.phase === "train",
   });
-  const health = healthReport(issues, spanList.length, counts, {
+  const health = healthReport(issues, spans.size, counts, {
     operations: ops,
     tensors,
     memory_events: memoryEvents,
@@ -183,8 +195,6 @@ export async function summarizeStream(
   });
 
   const memory = timeline.result();
-  let maxDepth = 0;
-  for (const depth of tree.depth.values()) if (depth > maxDepth) maxDepth = depth;
   const exact = window.exact;
   const notes: string[] = [];
   if (!exact) {
@@ -198,8 +208,8 @@ export async function summarizeStream(
     run,
     summary: {
       op_count: ops,
-      total_ns: measuredTotal(spanList),
-      span_count: spanList.length,
+      total_ns: measuredTableTotal(spans),
+      span_count: spans.size,
       root_span_count: counts.roots,
       max_depth: maxDepth,
       alloc_count: allocs,
@@ -213,4 +223,32 @@ export async function summarizeStream(
     lines: processor.lineCount,
     events,
   };
+}
+
+/** Exact total of the measured spans' durations. */
+function measuredTableTotal(spans: SpanTable): TraceSummary["total_ns"] {
+  let total = 0n;
+  for (let row = 0; row < spans.size; row++) if (spans.measured(row)) total += BigInt(spans.durationU64(row));
+  return total <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(total) : total;
+}
+
+function overBudget(
+  file: string,
+  line: number,
+  index: number,
+  spanCount: number,
+  bytes: number,
+  budget: number,
+): TraceParseError {
+  const megabytes = (value: number) => `${Math.round(value / (1 << 20))} MB`;
+  return new TraceParseError({
+    message:
+      `${file} has more than ${spanCount} spans; holding them needs ${megabytes(bytes)}, over the span budget of ${megabytes(budget)} ` +
+      "(raise spanBudgetBytes, or CG_TRACE_SPAN_BUDGET_MB for cg-trace, on a machine with the memory to spare)",
+    code: "memory_budget",
+    stage: "stream",
+    line,
+    index,
+    file,
+  });
 }

@@ -1,0 +1,228 @@
+// Interns strings (span ids, span names) into dense indexes 0, 1, 2, … without a JavaScript string
+// or Map entry per value: ASCII values are copied into one byte arena and found through an
+// open-addressing table of typed arrays, about 16 bytes plus the value's length each. A trace of 10
+// million spans needs all of its span ids to check duplicates and parents; held as a Set of strings
+// they cost about 190 bytes each (1.9 GB), here about 25. Values with a character above U+007F
+// (rare in ids) go to an ordinary Map beside the arena.
+
+import { compareCodePoints } from "@cg/schema";
+
+const EMPTY = 0;
+const FIRST_CAPACITY = 1024;
+
+function hashAscii(value: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < value.length; index++) {
+    hash = Math.imul(hash ^ value.charCodeAt(index), 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function isAscii(value: string): boolean {
+  for (let index = 0; index < value.length; index++) if (value.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+/** Thrown when a table would pass its byte budget; the caller turns it into a clear message. */
+export class IdBudgetError extends RangeError {
+  constructor(readonly bytes: number) {
+    super(`id table would grow past its budget of ${bytes} bytes`);
+  }
+}
+
+export class IdTable {
+  #arena = new Uint8Array(1 << 16);
+  #arenaLength = 0;
+  /** Arena offset of index i's value; entry i + 1 is its end. */
+  #offsets = new Uint32Array(FIRST_CAPACITY + 1);
+  #hashes = new Uint32Array(FIRST_CAPACITY);
+  /** Index + 1 of the value in each slot, EMPTY for a free slot. */
+  #slots = new Int32Array(FIRST_CAPACITY * 2);
+  #count = 0;
+  /** Indexes of non-ASCII values. */
+  readonly #other = new Map<string, number>();
+  /** Non-ASCII values by index (sparse). */
+  readonly #otherValues = new Map<number, string>();
+  readonly #budgetBytes: number;
+
+  /** `budgetBytes`: the most bytes the table may hold (default: no limit beyond typed-array sizes). */
+  constructor(budgetBytes = Number.POSITIVE_INFINITY) {
+    this.#budgetBytes = budgetBytes;
+  }
+
+  /** Number of distinct values. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Bytes held by the table's arrays (what the memory budget counts). */
+  get byteLength(): number {
+    return (
+      this.#arena.byteLength + this.#offsets.byteLength + this.#hashes.byteLength + this.#slots.byteLength
+    );
+  }
+
+  /** The index of `value`, or -1 when it was never added. */
+  get(value: string): number {
+    if (!isAscii(value)) return this.#other.get(value) ?? -1;
+    return this.#find(value, hashAscii(value));
+  }
+
+  /** The index of `value`, adding it when new (indexes are given in order of first addition). */
+  intern(value: string): number {
+    if (!isAscii(value)) {
+      const known = this.#other.get(value);
+      if (known !== undefined) return known;
+      const index = this.#push(0);
+      this.#other.set(value, index);
+      this.#otherValues.set(index, value);
+      return index;
+    }
+    const hash = hashAscii(value);
+    const found = this.#find(value, hash);
+    if (found >= 0) return found;
+    this.#reserveArena(value.length);
+    const arena = this.#arena;
+    let offset = this.#arenaLength;
+    for (let index = 0; index < value.length; index++) arena[offset++] = value.charCodeAt(index);
+    this.#arenaLength = offset;
+    const index = this.#push(hash);
+    this.#insert(index, hash);
+    return index;
+  }
+
+  /** The value at `index` (a new string each call: for messages and results, not hot loops). */
+  valueAt(index: number): string {
+    const other = this.#otherValues.get(index);
+    if (other !== undefined) return other;
+    const start = this.#offsets[index] as number;
+    const end = this.#offsets[index + 1] as number;
+    let value = "";
+    // In slices, so a long id never spreads into one call's arguments.
+    for (let from = start; from < end; from += 4096) {
+      value += String.fromCharCode.apply(
+        null,
+        this.#arena.subarray(from, Math.min(end, from + 4096)) as never,
+      );
+    }
+    return value;
+  }
+
+  /** Code point order of two values, as `compareCodePoints` orders the strings. */
+  compare(left: number, right: number): number {
+    if (this.#otherValues.size > 0 && (this.#otherValues.has(left) || this.#otherValues.has(right))) {
+      return compareCodePoints(this.valueAt(left), this.valueAt(right));
+    }
+    const arena = this.#arena;
+    const offsets = this.#offsets;
+    let a = offsets[left] as number;
+    let b = offsets[right] as number;
+    const aEnd = offsets[left + 1] as number;
+    const bEnd = offsets[right + 1] as number;
+    while (a < aEnd && b < bEnd) {
+      const difference = (arena[a++] as number) - (arena[b++] as number);
+      if (difference !== 0) return difference;
+    }
+    return aEnd - a - (bEnd - b);
+  }
+
+  #find(value: string, hash: number): number {
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    const hashes = this.#hashes;
+    const offsets = this.#offsets;
+    const arena = this.#arena;
+    const length = value.length;
+    let slot = hash & mask;
+    while (true) {
+      const entry = slots[slot] as number;
+      if (entry === EMPTY) return -1;
+      const index = entry - 1;
+      if (hashes[index] === hash) {
+        const start = offsets[index] as number;
+        if ((offsets[index + 1] as number) - start === length) {
+          let same = true;
+          for (let at = 0; at < length; at++) {
+            if (arena[start + at] !== value.charCodeAt(at)) {
+              same = false;
+              break;
+            }
+          }
+          if (same) return index;
+        }
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  #push(hash: number): number {
+    const index = this.#count;
+    if (index + 1 >= this.#hashes.length) this.#growEntries();
+    this.#hashes[index] = hash;
+    this.#offsets[index + 1] = this.#arenaLength;
+    this.#count = index + 1;
+    return index;
+  }
+
+  #insert(index: number, hash: number): void {
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    let slot = hash & mask;
+    while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
+    slots[slot] = index + 1;
+  }
+
+  #growEntries(): void {
+    const capacity = this.#hashes.length * 2;
+    this.#checkBudget(capacity * 4 * 4 + this.#arena.byteLength);
+    const hashes = new Uint32Array(capacity);
+    hashes.set(this.#hashes);
+    this.#hashes = hashes;
+    const offsets = new Uint32Array(capacity + 1);
+    offsets.set(this.#offsets);
+    this.#offsets = offsets;
+    // Slots stay at most half full, so probes stay short.
+    this.#slots = new Int32Array(capacity * 2);
+    for (let index = 0; index < this.#count; index++) {
+      if (!this.#otherValues.has(index)) this.#insert(index, hashes[index] as number);
+    }
+  }
+
+  #reserveArena(extra: number): void {
+    const needed = this.#arenaLength + extra;
+    if (needed <= this.#arena.length) return;
+    let capacity = this.#arena.length * 2;
+    while (capacity < needed) capacity *= 2;
+    if (capacity > 0xffffffff) throw new IdBudgetError(0xffffffff);
+    this.#checkBudget(capacity + this.#hashes.byteLength * 4);
+    const arena = new Uint8Array(capacity);
+    arena.set(this.#arena.subarray(0, this.#arenaLength));
+    this.#arena = arena;
+  }
+
+  #checkBudget(bytes: number): void {
+    if (bytes > this.#budgetBytes) throw new IdBudgetError(this.#budgetBytes);
+  }
+}
+
+/** A growable array of bits by index (e.g. "span i was started"). */
+export class BitSet {
+  #words = new Uint32Array(FIRST_CAPACITY / 32);
+
+  has(index: number): boolean {
+    const word = index >>> 5;
+    return word < this.#words.length && ((this.#words[word] as number) & (1 << (index & 31))) !== 0;
+  }
+
+  add(index: number): void {
+    const word = index >>> 5;
+    if (word >= this.#words.length) {
+      let capacity = this.#words.length * 2;
+      while (capacity <= word) capacity *= 2;
+      const words = new Uint32Array(capacity);
+      words.set(this.#words);
+      this.#words = words;
+    }
+    this.#words[word] = (this.#words[word] as number) | (1 << (index & 31));
+  }
+}

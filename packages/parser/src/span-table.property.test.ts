@@ -1,0 +1,131 @@
+// The compact span table against the document's span records: on random span sets (missing and
+// late parents, cycles, open spans, overlapping children, values past 2^53, non-ASCII ids) the
+// streaming summary's health and summary figures equal the whole-document ones.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BitSet, IdTable } from "./id-table.js";
+import { analyzeHealth, parseTraceText, summarize, summarizeStream } from "./index.js";
+
+const META =
+  '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}\n';
+const IDS = ["s1", "s2", "s3", "s10", "a", "é", "\u{1F600}", "\uFFFF", "s1 ", "b"];
+const TIMES = ["0", "1", "5", "10", "100", "9007199254740991", "9007199254740993", "18446744073709551615"];
+
+interface SpanSpec {
+  id: string;
+  parent: string | undefined;
+  start: string;
+  duration: string | undefined;
+  measured: boolean;
+  step: "forward" | "backward" | "optimizer" | undefined;
+}
+
+const spanArbitrary: fc.Arbitrary<SpanSpec> = fc.record({
+  id: fc.constantFrom(...IDS),
+  parent: fc.option(fc.constantFrom(...IDS, "missing"), { nil: undefined }),
+  start: fc.constantFrom(...TIMES),
+  duration: fc.option(fc.constantFrom(...TIMES), { nil: undefined }),
+  measured: fc.boolean(),
+  step: fc.option(fc.constantFrom("forward" as const, "backward" as const, "optimizer" as const), {
+    nil: undefined,
+  }),
+});
+
+function traceText(specs: readonly SpanSpec[]): string {
+  const seen = new Set<string>();
+  let text = META;
+  const ends: string[] = [];
+  for (const spec of specs) {
+    if (seen.has(spec.id)) continue; // the reader rejects duplicates before either analysis
+    seen.add(spec.id);
+    const parent = spec.parent === undefined ? "" : `,"parent_id":${JSON.stringify(spec.parent)}`;
+    const step = spec.step === undefined ? "" : `,"step":"${spec.step}"`;
+    text += `{"kind":"span_start","id":${JSON.stringify(spec.id)}${parent},"name":"n","start_ns":${spec.start},"span_kind":"function","measured":${spec.measured}${step}}\n`;
+    if (spec.duration !== undefined) {
+      ends.push(`{"kind":"span_end","id":${JSON.stringify(spec.id)},"duration_ns":${spec.duration}}\n`);
+    }
+  }
+  return text + ends.join("");
+}
+
+describe("span table", () => {
+  it("gives the document's span health and summary figures", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(spanArbitrary, { maxLength: 12 }), fc.boolean(), async (specs, reference) => {
+        const text = traceText(specs);
+        const compat = reference ? ("reference" as const) : ("union" as const);
+        const document = parseTraceText(text);
+        const streamed = await summarizeStream({ text }, { compat });
+        expect(streamed.health).toEqual(analyzeHealth(document, { compat }));
+        const { self_times: _selfTimes, ...figures } = summarize(document);
+        expect(streamed.summary).toEqual(figures);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("stops past its span budget with a message that says what to do", async () => {
+    let text = META;
+    for (let index = 0; index < 70_000; index++) {
+      text += `{"kind":"span_start","id":"span-${index}","name":"n","start_ns":0,"span_kind":"op"}\n`;
+    }
+    await expect(summarizeStream({ text }, { spanBudgetBytes: 1 << 20 })).rejects.toMatchObject({
+      code: "memory_budget",
+      message: expect.stringContaining("span budget"),
+    });
+  });
+});
+
+describe("IdTable", () => {
+  it("interns any strings to dense indexes and gives them back, in code point order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: "binary", maxLength: 6 }), { maxLength: 200 }), (values) => {
+        const table = new IdTable();
+        const expected = new Map<string, number>();
+        for (const value of values) {
+          const index = table.intern(value);
+          if (!expected.has(value)) expected.set(value, expected.size);
+          expect(index).toBe(expected.get(value));
+        }
+        expect(table.size).toBe(expected.size);
+        for (const [value, index] of expected) {
+          expect(table.get(value)).toBe(index);
+          expect(table.valueAt(index)).toBe(value);
+        }
+        expect(table.get("never added \u0000")).toBe(-1);
+        const indexes = [...expected.values()];
+        const byTable = [...indexes].sort((left, right) => table.compare(left, right));
+        const byString = [...indexes].sort((left, right) => {
+          const a = [...(table.valueAt(left) as string)].map(
+            (character) => character.codePointAt(0) as number,
+          );
+          const b = [...(table.valueAt(right) as string)].map(
+            (character) => character.codePointAt(0) as number,
+          );
+          for (let at = 0; at < Math.min(a.length, b.length); at++) {
+            if (a[at] !== b[at]) return (a[at] as number) - (b[at] as number);
+          }
+          return a.length - b.length;
+        });
+        expect(byTable.map((index) => table.valueAt(index))).toEqual(
+          byString.map((index) => table.valueAt(index)),
+        );
+      }),
+    );
+  });
+
+  it("keeps 100,000 ids in a few megabytes", () => {
+    const table = new IdTable();
+    for (let index = 0; index < 100_000; index++) table.intern(`s${index}`);
+    expect(table.size).toBe(100_000);
+    expect(table.get("s99999")).toBe(99_999);
+    expect(table.byteLength).toBeLessThan(4 << 20);
+  });
+
+  it("BitSet remembers set bits across growth", () => {
+    const bits = new BitSet();
+    for (const index of [0, 31, 32, 5000, 1 << 20]) bits.add(index);
+    for (const index of [0, 31, 32, 5000, 1 << 20]) expect(bits.has(index)).toBe(true);
+    for (const index of [1, 33, 4999, (1 << 20) + 1, 1 << 22]) expect(bits.has(index)).toBe(false);
+  });
+});
