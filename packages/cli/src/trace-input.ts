@@ -4,6 +4,9 @@ import {
   parseTrace,
   type ReadOptions,
   readTraceEvents,
+  type StreamSummary,
+  type StreamSummaryOptions,
+  summarizeStream,
   type TraceDocument,
   TraceParseError,
 } from "@cg/trace";
@@ -93,6 +96,34 @@ export async function loadTrace(
   const size = checkTraceFile(path);
   try {
     return await parseTrace(sourceFor(path, size, context), { file: path, ...options });
+  } catch (error) {
+    throw asCliError(error, path);
+  }
+}
+
+/** `CG_TRACE_SPAN_BUDGET_MB`: the most memory a streamed read may give to its span table. */
+function spanBudgetBytes(context: CliContext): number | undefined {
+  const value = Number(context.env.CG_TRACE_SPAN_BUDGET_MB);
+  return Number.isFinite(value) && value > 0 ? value * (1 << 20) : undefined;
+}
+
+/**
+ * Summary, health and memory figures in one streaming pass: memory grows with the number of spans
+ * (a compact table, tens of bytes each), not with the file. CLI-friendly errors.
+ */
+export async function streamSummary(
+  path: string,
+  context: CliContext,
+  options: StreamSummaryOptions = {},
+): Promise<StreamSummary> {
+  const size = checkTraceFile(path);
+  const budget = spanBudgetBytes(context);
+  try {
+    return await summarizeStream(sourceFor(path, size, context), {
+      file: path,
+      ...(budget === undefined ? {} : { spanBudgetBytes: budget }),
+      ...options,
+    });
   } catch (error) {
     throw asCliError(error, path);
   }

@@ -1,7 +1,10 @@
 import { type CliContext, runCli } from "../src/index.js";
 
 /** Runs `cg-trace` in this process with captured output. */
-export async function runInProcess(argv: string[], options: { cwd?: string; color?: boolean } = {}) {
+export async function runInProcess(
+  argv: string[],
+  options: { cwd?: string; color?: boolean; env?: Record<string, string> } = {},
+) {
   let stdout = "";
   let stderr = "";
   const context: CliContext = {
@@ -14,7 +17,7 @@ export async function runInProcess(argv: string[], options: { cwd?: string; colo
     color: options.color ?? false,
     stderrIsTty: false,
     cwd: options.cwd ?? process.cwd(),
-    env: {},
+    env: options.env ?? {},
     version: "0.0.0-test",
   };
   const exitCode = await runCli(argv, context);

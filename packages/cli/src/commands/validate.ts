@@ -1,10 +1,10 @@
-import { analyzeHealth, type TraceParseError } from "@cg/trace";
+import type { TraceParseError } from "@cg/trace";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption } from "../parse-command-args.js";
-import { formatParseError, loadTrace } from "../trace-input.js";
+import { formatParseError, streamSummary } from "../trace-input.js";
 
 export const validateCommand: Command = {
   name: "validate",
@@ -29,13 +29,14 @@ Exit codes: 0 valid and trusted,
     const style = createStyle(context.color);
     const lenient = booleanOption(args, "lenient");
     const skipped: TraceParseError[] = [];
-    const document = await loadTrace(
+    // Streamed: memory follows the span count, not the file size.
+    const { health, notes } = await streamSummary(
       path,
       context,
       lenient ? { mode: "lenient", onDiagnostic: (diagnostic) => skipped.push(diagnostic) } : {},
     );
     for (const diagnostic of skipped) context.stdout(`${formatParseError(diagnostic, path)}\n`);
-    const health = analyzeHealth(document);
+    for (const note of notes) context.stdout(`${path}: note: ${note}\n`);
     for (const issue of health.issues) {
       const severity = issue.severity === "error" ? style.bad("error") : style.warn("warning");
       context.stdout(`${shown}: ${issue.code}: ${severity}: ${escapeControl(issue.message)}\n`);

@@ -1,0 +1,49 @@
+// Commands that stream a trace print exactly what the whole-document analyses give, on every
+// shared fixture that parses (the figures of large traces are checked by `pnpm bench scale`).
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fixturesDir } from "@cg/tooling-vitest";
+import { analyzeHealth, parseTrace } from "@cg/trace";
+import { describe, expect, it } from "vitest";
+import { runInProcess } from "./run-in-process.js";
+
+const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+  fixtures: { file: string; expect: string }[];
+};
+const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
+
+describe("validate streams the trace", () => {
+  it.each(accepted.map((entry) => [entry.file] as const))(
+    "prints the document's health for %s",
+    async (file) => {
+      const path = relative(process.cwd(), join(fixturesDir, file));
+      let document: Awaited<ReturnType<typeof parseTrace>>;
+      try {
+        document = await parseTrace(path);
+      } catch {
+        return; // a fixture the reader refuses is covered by the parse-error tests
+      }
+      const health = analyzeHealth(document);
+      const lines = health.issues.map(
+        (issue) => `${path}: ${issue.code}: ${issue.severity}: ${issue.message}`,
+      );
+      const errors = health.issues.filter((issue) => issue.severity === "error").length;
+      lines.push(
+        `${path}: valid, ${health.trusted ? "trusted" : "untrusted"} (${errors} error(s), ${health.issues.length - errors} warning(s))`,
+      );
+      const { exitCode, stdout } = await runInProcess(["validate", path]);
+      expect(stdout).toBe(`${lines.join("\n")}\n`);
+      expect(exitCode).toBe(health.trusted ? 0 : 1);
+    },
+  );
+
+  it("stops past the span budget with a message that says what to do", async () => {
+    const path = relative(process.cwd(), join(fixturesDir, "valid/golden-train.jsonl"));
+    const { exitCode, stderr } = await runInProcess(["validate", path], {
+      env: { CG_TRACE_SPAN_BUDGET_MB: "0.0001" },
+    });
+    expect(exitCode).toBe(2);
+    expect(stderr).toContain("memory_budget");
+    expect(stderr).toContain("CG_TRACE_SPAN_BUDGET_MB");
+  });
+});
