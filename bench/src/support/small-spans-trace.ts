@@ -1,29 +1,15 @@
 // A generated trace of many small spans (never committed), the shape that stresses what a reader
 // must hold per span: a root and a measured span, then `spanCount` leaf spans under the measured
 // one, each opened and closed with one op, in the writer's canonical form.
-import { closeSync, openSync, writeSync } from "node:fs";
 import { encodeTraceEvent, SCHEMA } from "@cg/schema";
+import { openLineFile } from "./line-file.js";
 
 const NAMES = ["matmul", "add", "relu", "softmax", "layer_norm", "gelu", "conv2d", "dropout"];
 
 /** Writes the trace to `path`; returns the bytes written. */
 export function generateSmallSpansTrace(path: string, spanCount: number, opsPerSpan = 0): number {
-  const file = openSync(path, "w");
-  let written = 0;
-  let lines: string[] = [];
-  let pending = 0;
-  const flush = (): void => {
-    const text = `${lines.join("\n")}\n`;
-    writeSync(file, text);
-    written += Buffer.byteLength(text);
-    lines = [];
-    pending = 0;
-  };
-  const emit = (line: string): void => {
-    lines.push(line);
-    pending += line.length + 1;
-    if (pending > 1 << 20) flush();
-  };
+  const file = openLineFile(path);
+  const emit = (line: string): void => file.emit(line);
   emit(
     encodeTraceEvent({
       kind: "meta",
@@ -78,6 +64,7 @@ export function generateSmallSpansTrace(path: string, spanCount: number, opsPerS
           device: "cpu",
           duration_ns: 8,
           timestamp_ns: clock,
+          input_storage_bytes: 0,
         }),
       );
     }
@@ -86,7 +73,5 @@ export function generateSmallSpansTrace(path: string, spanCount: number, opsPerS
   }
   emit(`{"kind":"span_end","id":"s2","duration_ns":${clockEnd}}`);
   emit(`{"kind":"span_end","id":"s1","duration_ns":${clockEnd + 1}}`);
-  flush();
-  closeSync(file);
-  return written;
+  return file.close();
 }

@@ -2,8 +2,8 @@
 // a root and a measured span, then layer spans (forward/backward/optimizer) with ops, their output
 // tensors, alloc/free pairs (some kept alive until the end of their span), gradient facts and a
 // device-memory checkpoint per layer.
-import { closeSync, openSync, writeSync } from "node:fs";
 import { encodeTraceEvent, SCHEMA } from "@cg/schema";
+import { openLineFile } from "./line-file.js";
 
 /**
  * Writes a writer-shaped trace of about `targetBytes`: a root and a measured span, then layer spans
@@ -15,22 +15,8 @@ export function generateWriterShapedTrace(
   targetBytes: number,
   entrypoint = "bench::train",
 ): number {
-  const file = openSync(path, "w");
-  let written = 0;
-  let buffer: string[] = [];
-  let bufferBytes = 0;
-  const flush = () => {
-    const text = `${buffer.join("\n")}\n`;
-    writeSync(file, text);
-    written += Buffer.byteLength(text);
-    buffer = [];
-    bufferBytes = 0;
-  };
-  const emit = (line: string) => {
-    buffer.push(line);
-    bufferBytes += line.length + 1;
-    if (bufferBytes > 1 << 20) flush();
-  };
+  const file = openLineFile(path);
+  const emit = (line: string): void => file.emit(line);
   emit(
     encodeTraceEvent({
       kind: "meta",
@@ -66,7 +52,7 @@ export function generateWriterShapedTrace(
   let tensor = 0;
   const steps = ["forward", "backward", "optimizer"] as const;
   const categories = { forward: "activation", backward: "gradient", optimizer: "optimizer" } as const;
-  while (written + bufferBytes < targetBytes) {
+  while (file.length < targetBytes) {
     const id = `s${span}`;
     const step = steps[span % 3]!;
     span += 1;
@@ -174,7 +160,5 @@ export function generateWriterShapedTrace(
   }
   emit(`{"kind":"span_end","id":"s2","duration_ns":${clock}}`);
   emit(`{"kind":"span_end","id":"s1","duration_ns":${clock + 1}}`);
-  flush();
-  closeSync(file);
-  return written;
+  return file.close();
 }

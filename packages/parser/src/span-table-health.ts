@@ -6,6 +6,8 @@
 import { U64_MAX } from "@cg/schema";
 import { type HealthIssue, type HealthOptions, healthError, type SpanCounts } from "./health-issue.js";
 import { MISSING_PARENT, NO_PARENT, type SpanTable } from "./span-table.js";
+import { unionLength } from "./span-tree.js";
+import type { SpanRecord } from "./trace-document.js";
 
 export interface SpanTableStructure {
   counts: SpanCounts;
@@ -95,7 +97,7 @@ export function spanTableIssues(
     const to = offsets[row + 1] as number;
     if (from === to) continue;
     const covered = useUnion
-      ? unionLength(table, children, from, to)
+      ? unionLengthOf(table, children, from, to)
       : durationSum(table, children, from, to);
     if (covered > BigInt(table.durationU64(row))) exceeding.push({ row, covered });
   }
@@ -241,7 +243,7 @@ function durationSum(table: SpanTable, children: Int32Array, from: number, to: n
 }
 
 /** Length of the union of the children's intervals (overlaps counted once), exact. */
-function unionLength(table: SpanTable, children: Int32Array, from: number, to: number): bigint {
+function unionLengthOf(table: SpanTable, children: Int32Array, from: number, to: number): bigint {
   if (table.hasBigValues) return unionLengthBig(table, children, from, to);
   let sorted = true;
   for (let index = from + 1; index < to && sorted; index++) {
@@ -272,24 +274,9 @@ function unionLength(table: SpanTable, children: Int32Array, from: number, to: n
   return total + BigInt(currentEnd - currentStart);
 }
 
+/** The exact bigint path, for spans with values past 2^53 (rare): the document's own union. */
 function unionLengthBig(table: SpanTable, children: Int32Array, from: number, to: number): bigint {
-  const intervals: [bigint, bigint][] = [];
-  for (let index = from; index < to; index++) {
-    const row = children[index] as number;
-    intervals.push([BigInt(table.startU64(row)), end(table, row)]);
-  }
-  intervals.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
-  let total = 0n;
-  let [currentStart, currentEnd] = intervals[0] as [bigint, bigint];
-  for (let index = 1; index < intervals.length; index++) {
-    const [start, stop] = intervals[index] as [bigint, bigint];
-    if (start > currentEnd) {
-      total += currentEnd - currentStart;
-      currentStart = start;
-      currentEnd = stop;
-    } else if (stop > currentEnd) {
-      currentEnd = stop;
-    }
-  }
-  return total + (currentEnd - currentStart);
+  const records: SpanRecord[] = [];
+  for (let index = from; index < to; index++) records.push(table.record(children[index] as number));
+  return unionLength(records);
 }
