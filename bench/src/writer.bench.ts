@@ -2,7 +2,7 @@
 // interleaved over rounds (see process-harness.ts), the event loop turned every 1,000 operations:
 //   records: session.recordOp / recordTensor / recordMemoryAlloc / recordDeviceMemory vs
 //     JSON.stringify + a 64 KiB-buffered writeSync, vs pino (current version, its documented fast
-//     settings: asynchronous destination, minLength 4096), and vs a hand-written template string
+//     settings: asynchronous destination, minLength 4096, and the same synchronously), and vs a hand-written template string
 //     (the floor: no escaping, no checks);
 //   span begin + end: a session span vs an OpenTelemetry SDK span with BatchSpanProcessor and with
 //     SimpleSpanProcessor (no-op exporter, so OTel serialises and writes nothing);
@@ -123,33 +123,43 @@ function stringifyContender(name: string, event: () => object): ContenderFactory
   };
 }
 
-const records: Record<string, ContenderFactory> = {
-  "session.recordOp": (input) => {
-    const { session, span, settle, close } = openSession(input, "record-op");
-    return { run: (count) => layerOps(session, span, count), settle, close };
-  },
-  "op JSON.stringify": stringifyContender("op-stringify", opEvent),
-  "op pino": (input) => {
-    const path = outputPath(input, "op-pino");
-    // pino's documented fast configuration ("Asynchronous Logging"); no pid/hostname/time fields,
-    // since the event carries its own timestamp.
-    const destination = pino.destination({ dest: path, minLength: 4096, sync: false });
+/**
+ * pino at its current version with the settings its docs give for speed ("Asynchronous Logging":
+ * `minLength: 4096`, `sync: false`), and the same buffer written synchronously; no pid, hostname or
+ * time fields, since the event carries its own timestamp.
+ */
+function pinoContender(name: string, sync: boolean): ContenderFactory {
+  return (input) => {
+    const path = outputPath(input, name);
+    const destination = pino.destination({ dest: path, minLength: 4096, sync });
     const logger = pino({ base: null, timestamp: false }, destination);
     return {
       run(count) {
         for (let index = 0; index < count; index++) logger.info(opEvent());
       },
       settle: () =>
-        new Promise<void>((resolve, reject) =>
-          destination.flush((error) => (error ? reject(error) : resolve())),
-        ),
+        sync
+          ? destination.flushSync()
+          : new Promise<void>((resolve, reject) =>
+              destination.flush((error) => (error ? reject(error) : resolve())),
+            ),
       close: () => {
         destination.flushSync();
         destination.end();
         unlinkSync(path);
       },
     };
+  };
+}
+
+const records: Record<string, ContenderFactory> = {
+  "session.recordOp": (input) => {
+    const { session, span, settle, close } = openSession(input, "record-op");
+    return { run: (count) => layerOps(session, span, count), settle, close };
   },
+  "op JSON.stringify": stringifyContender("op-stringify", opEvent),
+  "op pino": pinoContender("op-pino", false),
+  "op pino sync": pinoContender("op-pino-sync", true),
   "op template string": (input) => {
     // The floor: a hand-written template with the values spliced in, no escaping, no checks.
     const writer = bufferedWriter(outputPath(input, "op-template"));
@@ -369,6 +379,7 @@ export default async function writerBench(): Promise<void> {
       comparisons: [
         { subject: "session.recordOp", baseline: "op JSON.stringify", mode: "speedup", target: 1.5 },
         { subject: "session.recordOp", baseline: "op pino", mode: "speedup", target: 2 },
+        { subject: "session.recordOp", baseline: "op pino sync", mode: "speedup", target: 2 },
         { subject: "session.recordOp", baseline: "op template string", mode: "speedup", note: "the floor" },
         { subject: "session.recordTensor", baseline: "tensor JSON.stringify", mode: "speedup", target: 1.5 },
         {
