@@ -1,0 +1,126 @@
+// The dataset's tables (layout `cg-dataset/1`): one per event kind plus `runs`. Event columns come
+// from @cg/schema's event schemas; only the columns a table adds beyond the wire fields are listed
+// here.
+import {
+  DeviceMemoryEvent,
+  EdgeEvent,
+  GradientEvent,
+  MemoryEvent,
+  MetaEvent,
+  OpEvent,
+  SpanEndEvent,
+  SpanStartEvent,
+  TensorEvent,
+} from "@cg/schema";
+import { type Column, columnsOfEvent } from "./event-columns.js";
+
+/** Version of the table layout, recorded in every exported dataset. */
+export const DATASET_LAYOUT = "cg-dataset/1";
+
+export type TableName =
+  | "runs"
+  | "spans"
+  | "ops"
+  | "tensors"
+  | "memory"
+  | "device_memory"
+  | "gradients"
+  | "edges";
+
+export interface Table {
+  name: TableName;
+  /** Every column, `run_id` first. */
+  columns: Column[];
+}
+
+const RUN_ID: Column = {
+  name: "run_id",
+  type: "VARCHAR",
+  nullable: false,
+  source: "wire `run_id` of the meta line",
+};
+
+function derived(name: string, type: Column["type"], source: string, nullable = false): Column {
+  return { name, type, nullable, source };
+}
+
+/** `storage_bytes` is resolved by the reader (spec §15.4), so it is never NULL in the tables. */
+function resolvedStorageBytes(columns: Column[]): Column[] {
+  return columns.map((column) =>
+    column.name === "storage_bytes"
+      ? {
+          ...column,
+          nullable: false,
+          source: "wire `storage_bytes`, or resolved from shape and dtype (spec §15.4)",
+        }
+      : column,
+  );
+}
+
+function eventTable(name: TableName, columns: Column[]): Table {
+  return { name, columns: [RUN_ID, ...columns] };
+}
+
+const metaColumns = columnsOfEvent(MetaEvent).filter((column) => column.name !== "run_id");
+const spanEndDuration = columnsOfEvent(SpanEndEvent).filter((column) => column.name === "duration_ns");
+
+export const TABLES: readonly Table[] = [
+  eventTable("runs", [
+    ...metaColumns,
+    derived("file", "VARCHAR", "path of the trace file"),
+    derived("trusted", "BOOLEAN", "health verdict: no issue of severity error (spec §12)"),
+    derived("error_codes", "VARCHAR[]", "codes of the health errors"),
+    derived("warning_codes", "VARCHAR[]", "codes of the health warnings"),
+    derived("events", "UBIGINT", "events read"),
+    derived("measured_ns", "UBIGINT", "summary: sum of the measured spans' durations (spec §10)"),
+    derived("op_count", "UBIGINT", "summary: op events"),
+    derived("span_count", "UBIGINT", "summary: spans"),
+    derived("root_span_count", "UBIGINT", "summary: spans without a parent"),
+    derived("max_depth", "UINTEGER", "summary: deepest span"),
+    derived("alloc_count", "UBIGINT", "summary: memory alloc events"),
+    derived("free_count", "UBIGINT", "summary: memory free events"),
+    derived("peak_bytes", "UBIGINT", "memory analysis: largest live total of one device"),
+    derived("peak_device", "VARCHAR", "memory analysis: device of the peak; NULL when none", true),
+  ]),
+  eventTable("spans", [
+    ...columnsOfEvent(SpanStartEvent),
+    ...spanEndDuration.map((column) => ({
+      ...column,
+      source: "wire `duration_ns` of the span_end; 0 when not closed",
+    })),
+    derived("closed", "BOOLEAN", "a span_end was seen"),
+    derived("depth", "UINTEGER", "0 for a root span"),
+    derived("path", "VARCHAR", "names from the root down, joined with /"),
+    derived("total_ns", "UBIGINT", "duration, or for a zero duration its ops and children (spec §16)"),
+    derived("self_ns", "UBIGINT", "total minus the union of the children's intervals"),
+  ]),
+  eventTable("ops", resolvedStorageBytes(columnsOfEvent(OpEvent))),
+  eventTable("tensors", resolvedStorageBytes(columnsOfEvent(TensorEvent))),
+  eventTable("memory", columnsOfEvent(MemoryEvent)),
+  eventTable("device_memory", columnsOfEvent(DeviceMemoryEvent)),
+  eventTable("gradients", columnsOfEvent(GradientEvent)),
+  eventTable("edges", columnsOfEvent(EdgeEvent)),
+];
+
+export function tableNamed(name: TableName): Table {
+  const table = TABLES.find((candidate) => candidate.name === name);
+  if (table === undefined) throw new Error(`no table ${name}`);
+  return table;
+}
+
+/** Quotes an SQL identifier. */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Quotes an SQL string literal. */
+export function quoteLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+export function createTableSql(table: Table): string {
+  const columns = table.columns.map(
+    (column) => `${quoteIdentifier(column.name)} ${column.type}${column.nullable ? "" : " NOT NULL"}`,
+  );
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdentifier(table.name)} (${columns.join(", ")})`;
+}

@@ -1,0 +1,3 @@
+import { packageBuild } from "../../tooling/tsup/package-build.ts";
+
+export default packageBuild();

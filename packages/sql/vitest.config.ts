@@ -1,0 +1,3 @@
+import { packageProject } from "../../tooling/vitest/shared.ts";
+
+export default packageProject("@cg/sql");
