@@ -43,6 +43,7 @@ export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js"
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export { type StreamSummary, type StreamSummaryOptions, summarizeStream } from "./summarize-stream.js";
 export type { ResolvedOpEvent, ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
+export { spanRecordFromStart } from "./trace-document.js";
 export type { TraceParseErrorCode, TraceParseErrorOptions, TraceParseStage } from "./trace-parse-error.js";
 export { TraceParseError } from "./trace-parse-error.js";
 export type { ChunkIterable, TraceSource } from "./trace-source.js";

@@ -5,8 +5,11 @@ import { readFile, stat } from "node:fs/promises";
 import { resolveStorageBytes } from "@cg/memory";
 import {
   readTraceEvents,
+  type SpanCost,
   type SpanRecord,
+  type StreamSummary,
   spanCosts,
+  spanRecordFromStart,
   summarizeStream,
   type TraceDocument,
   TraceParseError,
@@ -119,6 +122,45 @@ function spanDocument(spans: Map<string, SpanRecord>, opTotals: Map<string, OpTo
   };
 }
 
+/** Values of the columns a table adds beyond the wire fields, by column name. */
+type DerivedValues<T> = Record<string, (from: T) => CellValue>;
+
+const RUN_VALUES: DerivedValues<{ file: string; summary: StreamSummary }> = {
+  file: ({ file }) => file,
+  trusted: ({ summary }) => summary.health.trusted,
+  error_codes: ({ summary }) => issueCodes(summary, "error"),
+  warning_codes: ({ summary }) => issueCodes(summary, "warning"),
+  events: ({ summary }) => summary.events,
+  measured_ns: ({ summary }) => summary.summary.total_ns,
+  op_count: ({ summary }) => summary.summary.op_count,
+  span_count: ({ summary }) => summary.summary.span_count,
+  root_span_count: ({ summary }) => summary.summary.root_span_count,
+  max_depth: ({ summary }) => summary.summary.max_depth,
+  alloc_count: ({ summary }) => summary.summary.alloc_count,
+  free_count: ({ summary }) => summary.summary.free_count,
+  peak_bytes: ({ summary }) => summary.memory.peak_bytes,
+  peak_device: ({ summary }) => (summary.memory.peak_device === "" ? null : summary.memory.peak_device),
+};
+
+const SPAN_VALUES: DerivedValues<{ span: SpanRecord; cost: SpanCost }> = {
+  duration_ns: ({ span }) => span.duration_ns,
+  closed: ({ span }) => span.closed,
+  depth: ({ cost }) => cost.depth,
+  path: ({ cost }) => cost.path,
+  total_ns: ({ cost }) => cost.total_ns,
+  self_ns: ({ cost }) => cost.self_ns,
+};
+
+function issueCodes(summary: StreamSummary, severity: "error" | "warning"): string[] {
+  return summary.health.issues.filter((issue) => issue.severity === severity).map((issue) => issue.code);
+}
+
+function derivedValue<T>(values: DerivedValues<T>, column: string | undefined, from: T): CellValue {
+  const value = column === undefined ? undefined : values[column];
+  if (value === undefined) throw new Error(`@cg/sql has no value for the derived column ${column}`);
+  return value(from);
+}
+
 export class TraceIngest {
   readonly #connection: DuckDBConnection;
   readonly #writers: Writers;
@@ -166,16 +208,7 @@ export class TraceIngest {
           }
           case "span_start":
             spanSteps.set(event.id, event);
-            spans.set(event.id, {
-              id: event.id,
-              ...(event.parent_id === undefined ? {} : { parent_id: event.parent_id }),
-              name: event.name,
-              kind: event.span_kind,
-              measured: event.measured,
-              start_ns: event.start_ns,
-              closed: false,
-              duration_ns: 0,
-            });
+            spans.set(event.id, spanRecordFromStart(event));
             continue;
           case "span_end": {
             const span = spans.get(event.id);
@@ -224,44 +257,14 @@ export class TraceIngest {
       if (runId === undefined) throw new Error(`${file}: the reader returned no meta event`);
       this.#pushSpans(spans, spanSteps, opTotals);
       const summary = await summarizeStream(source, { file });
-      const issues = summary.health.issues;
       const meta: Record<string, unknown> = { ...summary.run, schema: summary.schema };
+      const runColumns = writers.runs.table.columns.slice(1);
       writers.runs.push(
-        keys.runs.map((key, index) => {
-          if (key !== undefined) return cell(meta[key]);
-          switch (writers.runs.table.columns[index + 1]?.name) {
-            case "file":
-              return file;
-            case "trusted":
-              return summary.health.trusted;
-            case "error_codes":
-              return issues.filter((issue) => issue.severity === "error").map((issue) => issue.code);
-            case "warning_codes":
-              return issues.filter((issue) => issue.severity === "warning").map((issue) => issue.code);
-            case "events":
-              return summary.events;
-            case "measured_ns":
-              return summary.summary.total_ns;
-            case "op_count":
-              return summary.summary.op_count;
-            case "span_count":
-              return summary.summary.span_count;
-            case "root_span_count":
-              return summary.summary.root_span_count;
-            case "max_depth":
-              return summary.summary.max_depth;
-            case "alloc_count":
-              return summary.summary.alloc_count;
-            case "free_count":
-              return summary.summary.free_count;
-            case "peak_bytes":
-              return summary.memory.peak_bytes;
-            case "peak_device":
-              return summary.memory.peak_device === "" ? null : summary.memory.peak_device;
-            default:
-              return null;
-          }
-        }),
+        keys.runs.map((key, index) =>
+          key === undefined
+            ? derivedValue(RUN_VALUES, runColumns[index]?.name, { file, summary })
+            : cell(meta[key]),
+        ),
       );
       return { file, run_id: runId, trusted: summary.health.trusted, events };
     } catch (error) {
@@ -282,33 +285,15 @@ export class TraceIngest {
   ): void {
     const writer = this.#writers.spans;
     const keys = this.#keys.spans;
-    const names = writer.table.columns.slice(1).map((column) => column.name);
+    const columns = writer.table.columns.slice(1);
     for (const cost of spanCosts(spanDocument(spans, opTotals))) {
       const start = starts.get(cost.id) as Extract<TraceEvent, { kind: "span_start" }>;
       const span = spans.get(cost.id) as SpanRecord;
-      const row = eventRow(start as unknown as Record<string, unknown>, keys);
-      for (let index = 0; index < names.length; index++) {
-        switch (names[index]) {
-          case "duration_ns":
-            row[index] = span.duration_ns;
-            break;
-          case "closed":
-            row[index] = span.closed;
-            break;
-          case "depth":
-            row[index] = cost.depth;
-            break;
-          case "path":
-            row[index] = cost.path;
-            break;
-          case "total_ns":
-            row[index] = cost.total_ns;
-            break;
-          case "self_ns":
-            row[index] = cost.self_ns;
-            break;
-        }
-      }
+      const row = keys.map((key, index) =>
+        key === undefined
+          ? derivedValue(SPAN_VALUES, columns[index]?.name, { span, cost })
+          : cell((start as unknown as Record<string, unknown>)[key]),
+      );
       writer.push(row);
     }
   }

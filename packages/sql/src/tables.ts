@@ -84,7 +84,8 @@ export const TABLES: readonly Table[] = [
   ]),
   eventTable("spans", [
     ...columnsOfEvent(SpanStartEvent),
-    ...spanEndDuration.map((column) => ({
+    // Read from the span_end, so derived here rather than a field of the span_start row.
+    ...spanEndDuration.map(({ key: _key, ...column }) => ({
       ...column,
       source: "wire `duration_ns` of the span_end; 0 when not closed",
     })),
