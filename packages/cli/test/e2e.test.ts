@@ -6,12 +6,11 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bin, ensureBuilt, packageRoot, repoRoot, runBinary } from "./built-binary.js";
@@ -161,6 +160,18 @@ describe("cg-trace (built binary)", () => {
     );
     const gradients = cgTrace(["query", "demo-out/application.jsonl", "--kind", "gradients", "--json"]);
     expect(JSON.parse(gradients.stdout).result.gradients).toHaveLength(4);
+    // summary --json lists the largest --limit allocations live at the peak and counts the rest.
+    const all = JSON.parse(
+      cgTrace(["summary", "demo-out/application.jsonl", "--json", "--limit", "100"]).stdout,
+    );
+    const capped = JSON.parse(
+      cgTrace(["summary", "demo-out/application.jsonl", "--json", "--limit", "2"]).stdout,
+    );
+    expect(all.memory.peak_breakdown_total).toBeGreaterThan(2);
+    expect(all.memory.peak_breakdown).toHaveLength(all.memory.peak_breakdown_total);
+    expect(all.memory.peak_breakdown_omitted).toBe(0);
+    expect(capped.memory.peak_breakdown).toEqual(all.memory.peak_breakdown.slice(0, 2));
+    expect(capped.memory.peak_breakdown_omitted).toBe(all.memory.peak_breakdown_total - 2);
   });
 
   it("demo trains the tfjs model by default and writes into ./cg-trace-out of the current directory", () => {

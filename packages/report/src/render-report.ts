@@ -1,6 +1,7 @@
 import type { TraceDocument } from "@cg/parser";
 import { buildComparison } from "./build-comparison.js";
 import { buildTraceReport } from "./build-trace-report.js";
+import { capStrings } from "./cap-strings.js";
 import { renderReportHtml } from "./render-html.js";
 import { DEFAULT_REPORT_LIMITS, type ReportLimits } from "./report-limits.js";
 import { REPORT_PAYLOAD_SCHEMA, type ReportPayload } from "./report-payload.js";
@@ -33,6 +34,8 @@ export function buildReportPayload(
     payload.baseline = buildTraceReport(options.baseline, options.baselineLabel ?? "baseline", limits);
     payload.comparison = buildComparison(options.baseline, document);
   }
+  const full = capStrings(payload);
+  if (Object.keys(full).length > 0) payload.full_strings = full;
   return payload;
 }
 

@@ -10,6 +10,11 @@ export interface ReportPayload {
   candidate: TraceReport;
   baseline?: TraceReport;
   comparison?: ComparisonReport;
+  /**
+   * Strings longer than 200 characters appear everywhere above in a cut form ("start… (+N
+   * characters)"); this maps each cut form to the full value, kept once however often it is shown.
+   */
+  full_strings?: Record<string, string>;
 }
 
 export interface TraceReport {

@@ -17,7 +17,12 @@ export const summaryCommand: Command = {
       description:
         'machine-readable output (schema "cg-trace/summary/1"); u64 values above 2^53 are exact JSON integers',
     },
-    limit: { type: "string", valueName: "N", description: "rows in the span and op tables (default 10)" },
+    limit: {
+      type: "string",
+      valueName: "N",
+      description:
+        "rows in the span, op and operator tables, and allocations listed live at the peak (default 10; --json says how many were left out)",
+    },
   },
   help: `Exit codes: 0 printed (also for untrusted traces: the verdict is in the output),
             2 usage error or a trace that does not parse.`,

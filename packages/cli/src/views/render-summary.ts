@@ -117,7 +117,7 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
     );
     if (memory.peak_breakdown.length > 0) {
       const shown = memory.peak_breakdown.slice(0, 5);
-      out.push(`  live at the peak (largest ${shown.length} of ${memory.peak_breakdown.length}):\n`);
+      out.push(`  live at the peak (largest ${shown.length} of ${memory.peak_breakdown_total}):\n`);
       out.push(
         renderTable(
           [

@@ -44,7 +44,13 @@ export interface SummaryView {
   measured_total_ns: U64;
   top_spans: SpanCost[];
   top_ops: ReturnType<typeof queryTrace<"slowest">>["slowest_ops"];
-  memory: Omit<MemoryAnalysis, "timeline">;
+  /** `peak_breakdown` holds the largest `limit` allocations live at the peak; the rest are counted. */
+  memory: Omit<MemoryAnalysis, "timeline"> & {
+    /** Allocations live at the peak, all of them (`peak_breakdown` lists the largest `limit`). */
+    peak_breakdown_total: number;
+    /** How many of them `peak_breakdown` leaves out (raise `--limit` to see more). */
+    peak_breakdown_omitted: number;
+  };
   device_memory: DeviceMemoryView[];
   gradients: {
     count: number;
@@ -107,7 +113,12 @@ export function buildSummaryView(document: TraceDocument, file: string, limit = 
     measured_total_ns: summary.total_ns,
     top_spans: slowest.slowest_spans,
     top_ops: slowest.slowest_ops,
-    memory: memoryWithoutTimeline,
+    memory: {
+      ...memoryWithoutTimeline,
+      peak_breakdown: memory.peak_breakdown.slice(0, limit),
+      peak_breakdown_total: memory.peak_breakdown.length,
+      peak_breakdown_omitted: Math.max(0, memory.peak_breakdown.length - limit),
+    },
     device_memory: deviceMemoryViews(document),
     gradients: {
       count: document.gradients.length,

@@ -29,6 +29,37 @@ export function startPage(helpers: PageHelpers, views: PageViews): void {
   ];
   if (payload.comparison) tabs.push({ id: "comparison", label: "Comparison" });
 
+  // Long strings arrive cut; a click (or Enter) on one shows its full value in place.
+  const fullStrings = payload.full_strings ?? {};
+  function revealOnDemand(container: HTMLElement): void {
+    const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+    const hits: Text[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.nodeValue ?? "";
+      if (text.includes("… (+") && Object.keys(fullStrings).some((cut) => text.includes(cut)))
+        hits.push(node as Text);
+    }
+    for (const node of hits) {
+      const text = node.nodeValue ?? "";
+      const cut = Object.keys(fullStrings).find((key) => text.includes(key));
+      const full = cut === undefined ? undefined : fullStrings[cut];
+      if (cut === undefined || full === undefined) continue;
+      const at = text.indexOf(cut);
+      const button = helpers.element(
+        "button",
+        { type: "button", class: "cut-string", title: "Show the full value" },
+        [cut],
+      );
+      button.addEventListener("click", () => {
+        const shown = helpers.element("span", { class: "full-string" }, [full]);
+        button.replaceWith(shown);
+      });
+      const after = node.splitText(at);
+      after.nodeValue = text.slice(at + cut.length);
+      node.parentNode?.insertBefore(button, after);
+    }
+  }
+
   const health = payload.candidate.health;
   const header = helpers.element("header", { class: "top" }, [
     helpers.element("h1", {}, [payload.title]),
@@ -57,6 +88,7 @@ export function startPage(helpers: PageHelpers, views: PageViews): void {
         rendered.add(tab.id);
         try {
           views[tab.id](panel, payload, helpers);
+          revealOnDemand(panel);
         } catch (error) {
           panel.append(helpers.note("This view could not be drawn: " + String(error)));
           throw error;
@@ -108,6 +140,7 @@ export function startPage(helpers: PageHelpers, views: PageViews): void {
   });
 
   root.replaceChildren(header, tabList, panels);
+  revealOnDemand(header);
   const fromHash = tabs.findIndex((tab) => "#" + tab.id === location.hash);
   select(Math.max(fromHash, 0), false);
   window.addEventListener("hashchange", () => {

@@ -56,6 +56,8 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 caption { text-align: left; color: var(--muted); padding-bottom: 6px; }
 th, td { padding: 4px 8px; border-bottom: 1px solid var(--grid); text-align: left; overflow-wrap: anywhere; }
 th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+button.cut-string { font: inherit; color: inherit; background: none; border: none; padding: 0; text-align: left; cursor: pointer; text-decoration: underline dotted; overflow-wrap: anywhere; }
+.full-string { overflow-wrap: anywhere; }
 button.sort { font: inherit; font-weight: 600; background: none; border: none; color: var(--text); cursor: pointer; padding: 0; }
 th[aria-sort="ascending"] button.sort::after { content: " ▲"; } th[aria-sort="descending"] button.sort::after { content: " ▼"; }
 .state-bad { color: var(--bad); font-weight: 600; } .state-ok { color: var(--ok); }
