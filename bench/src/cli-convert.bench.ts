@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
+import { sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 const TARGET_BYTES = Number(process.env.CG_BENCH_CONVERT_BYTES ?? 2 ** 30);
 /** What "bounded" means here: the converter must stay below this whatever the input size. */
@@ -93,11 +93,10 @@ export default async function cliConvertBench(): Promise<void> {
   }
   const directory = mkdtempSync(join(tmpdir(), "cg-cli-convert-bench-"));
   try {
-    const input = join(directory, "big.jsonl");
     const output = join(directory, "big.perfetto.json");
     const generatedAt = performance.now();
-    const bytes = generateWriterShapedTrace(input, TARGET_BYTES, "bench::convert");
-    console.log(`generated ${mb(bytes)} trace in ${((performance.now() - generatedAt) / 1000).toFixed(1)} s`);
+    const { path: input, bytes } = sharedWriterShapedTrace(TARGET_BYTES);
+    console.log(`${mb(bytes)} trace ready in ${((performance.now() - generatedAt) / 1000).toFixed(1)} s`);
 
     const baseline = await runMeasured(["-e", BASELINE_SCRIPT, input]);
     if (baseline.code !== 0 || Number(baseline.stdout) !== bytes) {

@@ -32,7 +32,7 @@ import {
   stringTerm,
 } from "./support/consume-event.js";
 import { PlainTraceEvent } from "./support/plain-zod-schema.js";
-import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
+import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 const CHUNK_BYTES = 1 << 16; // the baselines' read size
 
@@ -281,7 +281,6 @@ export default async function parserBench() {
   const small = join(tmpdir(), `cg-parser-bench-${process.pid}-100mb.jsonl`);
   const spaced = join(tmpdir(), `cg-parser-bench-${process.pid}-100mb-spaced.jsonl`);
   const warmUp = join(tmpdir(), `cg-parser-bench-${process.pid}-5mb.jsonl`);
-  const large = join(tmpdir(), `cg-parser-bench-${process.pid}-1gib.jsonl`);
   try {
     // Smaller sizes only for smoke tests of the bench itself; the targets are for the defaults.
     const bytes = generateWriterShapedTrace(small, Number(process.env.CG_PARSER_BENCH_MB ?? 100) * 1e6);
@@ -292,8 +291,7 @@ export default async function parserBench() {
     unlinkSync(spaced);
     unlinkSync(warmUp);
 
-    const largeBytes = generateWriterShapedTrace(
-      large,
+    const { path: large, bytes: largeBytes } = sharedWriterShapedTrace(
       Number(process.env.CG_PARSER_BENCH_RSS_MIB ?? 1024) * 1024 ** 2,
     );
     const result = rssChild(large);
@@ -304,6 +302,6 @@ export default async function parserBench() {
         `${(largeBytes / 1e6 / result.seconds).toFixed(1)} MB/s`,
     );
   } finally {
-    for (const path of [small, spaced, warmUp, large]) if (existsSync(path)) unlinkSync(path);
+    for (const path of [small, spaced, warmUp]) if (existsSync(path)) unlinkSync(path);
   }
 }

@@ -2,6 +2,9 @@
 // a root and a measured span, then layer spans (forward/backward/optimizer) with ops, their output
 // tensors, alloc/free pairs (some kept alive until the end of their span), gradient facts and a
 // device-memory checkpoint per layer.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { encodeTraceEvent, SCHEMA } from "@cg/schema";
 import { openLineFile } from "./line-file.js";
 
@@ -161,4 +164,28 @@ export function generateWriterShapedTrace(
   emit(`{"kind":"span_end","id":"s2","duration_ns":${clock}}`);
   emit(`{"kind":"span_end","id":"s1","duration_ns":${clock + 1}}`);
   return file.close();
+}
+
+const shared = new Map<number, { path: string; bytes: number }>();
+let sharedDirectory: string | undefined;
+
+/**
+ * A writer-shaped trace of about `targetBytes` generated once per bench run and shared by every
+ * bench file that needs that size (a 1 GiB trace takes minutes to generate on a loaded machine).
+ * Read it, never modify it; `removeSharedTraces` deletes them all.
+ */
+export function sharedWriterShapedTrace(targetBytes: number): { path: string; bytes: number } {
+  const cached = shared.get(targetBytes);
+  if (cached !== undefined) return cached;
+  sharedDirectory ??= mkdtempSync(join(tmpdir(), "cg-bench-traces-"));
+  const path = join(sharedDirectory, `writer-shaped-${targetBytes}.jsonl`);
+  const trace = { path, bytes: generateWriterShapedTrace(path, targetBytes) };
+  shared.set(targetBytes, trace);
+  return trace;
+}
+
+export function removeSharedTraces(): void {
+  if (sharedDirectory !== undefined) rmSync(sharedDirectory, { recursive: true, force: true });
+  sharedDirectory = undefined;
+  shared.clear();
 }
