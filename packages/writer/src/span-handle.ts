@@ -17,3 +17,15 @@ export interface SpanHandle extends Disposable {
 
 /** A span given to a record method: its guard, or its id string (e.g. `"s2"`). */
 export type SpanRef = SpanHandle | string;
+
+// The two declarations these types need for `using`, for projects compiled without Node types or
+// `lib: esnext.disposable` (browsers, edge runtimes, `lib: ["ES2022", "DOM"]`). They are the ones
+// TypeScript's lib and @types/node make, so they merge with those where present.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+  interface Disposable {
+    [Symbol.dispose](): void;
+  }
+}

@@ -11,62 +11,35 @@ import {
   type SpanKind,
   type U64,
 } from "@cg/schema";
+import { LineEmitter } from "./line-emitter.js";
 import { MemorySink } from "./memory-sink.js";
 import type { ProfileRunFields } from "./profile-run.js";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import { deviceMemoryLine } from "./serialize/device-memory-line.js";
+import { putDeviceMemoryLine } from "./serialize/device-memory-line-bytes.js";
 import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
-import {
-  putDeviceMemoryLine,
-  putMemoryLine,
-  putOpLine,
-  putSpanEndLine,
-  putSpanStartLine,
-  putTensorLine,
-} from "./serialize/line-bytes.js";
 import { memoryLine } from "./serialize/memory-line.js";
+import { putMemoryLine } from "./serialize/memory-line-bytes.js";
 import { opLine } from "./serialize/op-line.js";
+import { putOpLine } from "./serialize/op-line-bytes.js";
+import { putSpanEndLine, putSpanStartLine } from "./serialize/span-line-bytes.js";
 import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
 import { tensorLine } from "./serialize/tensor-line.js";
+import { putTensorLine } from "./serialize/tensor-line-bytes.js";
 import { createSyncSpanContext, type SpanContextStore } from "./span-context.js";
 import { SpanGuard, type SpanOwner } from "./span-guard.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";
+import { SpanNameCache } from "./span-name-cache.js";
 import type { SpanOptions, TraceRecorder } from "./trace-recorder.js";
 import { TraceSessionError } from "./trace-session-error.js";
-import { asLineBufferSink, type LineBufferSink, type TraceSink } from "./trace-sink.js";
+import type { CaptureClock, TraceSessionOptions } from "./trace-session-options.js";
+import type { TraceSink } from "./trace-sink.js";
 import { TraceWriteError } from "./trace-write-error.js";
 import { metaEvent, validateRun } from "./validate-run.js";
 
-/** A monotonic nanosecond source; the session reads it for every timestamp and duration. */
-export interface CaptureClock {
-  /** Integer nanoseconds, never decreasing. */
-  now(): number;
-}
-
-/** Options shared by every way of opening a session. */
-export interface TraceSessionOptions {
-  /** Called once with the first write failure (the sticky error). Exceptions it throws are ignored. */
-  onError?: ((error: TraceWriteError) => void) | undefined;
-  /**
-   * The capture clock. Default: a `MonotonicClock` started at the end of open (spec §13.2 step 6).
-   * A custom clock's readings are used as-is as nanoseconds since capture start.
-   */
-  clock?: CaptureClock | undefined;
-  /** `meta.run_id`; default `run-<pid>-<unix ns>`. */
-  runId?: string | undefined;
-  /** `meta.timestamp`; default the current UTC time. */
-  timestamp?: string | undefined;
-  /**
-   * Reference behaviour for `recordOp`: a `timestampNs` of 0 means "now" (spec §17 Q10). Default
-   * false: only an absent timestamp means now, so an op at time 0 can be recorded.
-   */
-  zeroOpTimestampMeansNow?: boolean | undefined;
-  /** Where `span(...)` keeps its current span. Node sessions default to AsyncLocalStorage. */
-  spanContext?: SpanContextStore<SpanGuard> | undefined;
-}
+export type { CaptureClock, TraceSessionOptions } from "./trace-session-options.js";
 
 const OPEN = 0;
-const NAME_CACHE_LIMIT = 4096;
 const FINISHED = 1;
 const FUNCTION_KIND_JSON = '"function"';
 
@@ -90,21 +63,19 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   readonly runId: string;
   readonly #clock: CaptureClock;
   readonly #context: SpanContextStore<SpanGuard>;
-  readonly #onError: ((error: TraceWriteError) => void) | undefined;
+  /** Every line goes out through here: byte or text, commit, flush, the sticky error. */
+  readonly #out: LineEmitter;
   readonly #zeroOpTimestampMeansNow: boolean;
   readonly #root: SpanGuard;
   readonly #now: () => number;
   /** Guards begun with `begin*`, in begin order; ended ones are removed wherever they are. */
   readonly #stack: SpanGuard[] = [];
-  readonly #nameJson = new Map<string, string>();
-  /** The sink's byte buffer access when it offers one (lines then skip the string stage). */
-  readonly #lines: LineBufferSink | undefined;
+  readonly #names = new SpanNameCache();
   #spanCounter = 1;
   #gradientCounter = 0;
   #openSpans = 0;
   #activeContexts = 0;
   #state = OPEN;
-  #failure: TraceWriteError | undefined;
 
   /**
    * Opens a session on `sink`: writes `meta` and the root span `s1`, then starts the capture clock.
@@ -114,9 +85,8 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   constructor(run: ProfileRunFields, sink: S, options: TraceSessionOptions = {}) {
     validateRun(run);
     this.sink = sink;
-    this.#lines = asLineBufferSink(sink);
+    this.#out = new LineEmitter(sink, options.onError);
     this.run = run;
-    this.#onError = options.onError;
     this.#zeroOpTimestampMeansNow = options.zeroOpTimestampMeansNow === true;
     this.#context = options.spanContext ?? createSyncSpanContext<SpanGuard>();
     this.runId = options.runId ?? newRunId();
@@ -141,7 +111,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   /** The first write failure, if any (sticky). */
   get failure(): TraceWriteError | undefined {
-    return this.#failure;
+    return this.#out.failure;
   }
 
   /** Whether `finish` has completed. */
@@ -268,13 +238,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     contextual: boolean,
   ): SpanGuard {
     this.#assertOpen();
-    // Span names repeat (layers, steps); reuse their JSON text instead of rebuilding it.
-    let nameJson = typeof name === "string" ? this.#nameJson.get(name) : undefined;
-    if (nameJson === undefined) {
-      nameJson = jsonString(name, "name");
-      if (this.#nameJson.size >= NAME_CACHE_LIMIT) this.#nameJson.clear();
-      this.#nameJson.set(name, nameJson);
-    }
+    const nameJson = this.#names.json(name);
     const kindJson = kindValue === "function" ? FUNCTION_KIND_JSON : enumText(kindValue, SPAN_KINDS, "kind");
     const stepJson = step === undefined ? undefined : enumText(step, EXECUTION_STEPS, "step");
     const startReading = this.#clock.now();
@@ -292,28 +256,16 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     );
     if (!contextual) this.#stack.push(guard);
     this.#openSpans++;
-    const lines = this.#lines;
-    if (lines !== undefined && this.#failure === undefined) {
-      const target = lines.lineBuffer();
-      if (target !== undefined) {
-        const end = putSpanStartLine(
-          target,
-          lines.lineOffset,
-          id,
-          parent.id,
-          nameJson,
-          startReading,
-          kindJson,
-          measured,
-          stepJson,
-        );
-        if (end >= 0) {
-          lines.commitLine(end);
-          return guard;
-        }
-      }
+    const out = this.#out;
+    const at = out.start();
+    if (
+      at < 0 ||
+      !out.commit(
+        putSpanStartLine(out.target, at, id, parent.id, nameJson, startReading, kindJson, measured, stepJson),
+      )
+    ) {
+      out.text(spanStartLine(id, parent.id, nameJson, startReading, kindJson, measured, stepJson));
     }
-    this.#emit(spanStartLine(id, parent.id, nameJson, startReading, kindJson, measured, stepJson));
     return guard;
   }
 
@@ -329,64 +281,38 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     // After finish the file is closed; an end then has nowhere to go (the trace already shows it open).
     if (this.#state !== OPEN) return;
     const durationNs = duration > 0 ? duration : 0;
-    const lines = this.#lines;
-    if (lines !== undefined && this.#failure === undefined) {
-      const target = lines.lineBuffer();
-      if (target !== undefined) {
-        const end = putSpanEndLine(target, lines.lineOffset, span.id, durationNs);
-        if (end >= 0) {
-          lines.commitLine(end);
-          return;
-        }
-      }
+    const out = this.#out;
+    const at = out.start();
+    if (at < 0 || !out.commit(putSpanEndLine(out.target, at, span.id, durationNs))) {
+      out.text(spanEndLine(span.id, durationNs));
     }
-    this.#emit(spanEndLine(span.id, durationNs));
   }
 
   // ---- records -----------------------------------------------------------------------------------
 
   recordOp(span: SpanRef, record: OpRecord): void {
     this.#assertOpen();
-    // Fast path: the line encoded straight into the sink's buffer. It bails out (-1) on anything
-    // uncommon, invalid or too long, and the string serializer below then validates and writes.
-    const spanId = this.#fastPathSpanId(span);
-    const lines = this.#lines;
-    const target = spanId === undefined ? undefined : lines?.lineBuffer();
-    if (target !== undefined && lines !== undefined) {
-      const end = putOpLine(
-        target,
-        lines.lineOffset,
-        spanId as string,
-        record,
-        this.#zeroOpTimestampMeansNow,
-        this.#now,
-      );
-      if (end >= 0) {
-        lines.commitLine(end);
-        return;
-      }
+    // The byte path bails out (-1) on anything uncommon, invalid or too long; the string
+    // serializer then validates, names a bad field and writes the same bytes.
+    const out = this.#out;
+    const spanId = this.#byteSpanId(span);
+    const at = spanId === undefined ? -1 : out.start();
+    const zeroMeansNow = this.#zeroOpTimestampMeansNow;
+    if (at < 0 || !out.commit(putOpLine(out.target, at, spanId as string, record, zeroMeansNow, this.#now))) {
+      const effective =
+        zeroMeansNow && record?.timestampNs === 0 ? { ...record, timestampNs: undefined } : record;
+      out.text(opLine(this.#spanIdJson(span), effective, this.#now));
     }
-    const spanIdJson = this.#spanIdJson(span);
-    const effective =
-      this.#zeroOpTimestampMeansNow && record?.timestampNs === 0
-        ? { ...record, timestampNs: undefined }
-        : record;
-    this.#emit(opLine(spanIdJson, effective, this.#now));
   }
 
   recordTensor(span: SpanRef, record: TensorRecord): void {
     this.#assertOpen();
-    const spanId = this.#fastPathSpanId(span);
-    const lines = this.#lines;
-    const target = spanId === undefined ? undefined : lines?.lineBuffer();
-    if (target !== undefined && lines !== undefined) {
-      const end = putTensorLine(target, lines.lineOffset, spanId as string, record);
-      if (end >= 0) {
-        lines.commitLine(end);
-        return;
-      }
+    const out = this.#out;
+    const spanId = this.#byteSpanId(span);
+    const at = spanId === undefined ? -1 : out.start();
+    if (at < 0 || !out.commit(putTensorLine(out.target, at, spanId as string, record))) {
+      out.text(tensorLine(this.#spanIdJson(span), record));
     }
-    this.#emit(tensorLine(this.#spanIdJson(span), record));
   }
 
   recordMemoryAlloc(span: SpanRef, record: MemoryRecord): void {
@@ -399,26 +325,20 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   #recordMemory(span: SpanRef, record: MemoryRecord, action: MemoryAction): void {
     this.#assertOpen();
-    const spanId = this.#fastPathSpanId(span);
-    const lines = this.#lines;
-    const target = spanId === undefined ? undefined : lines?.lineBuffer();
-    if (target !== undefined && lines !== undefined) {
-      const end = putMemoryLine(target, lines.lineOffset, spanId as string, record, action, this.#now);
-      if (end >= 0) {
-        lines.commitLine(end);
-        return;
-      }
+    const out = this.#out;
+    const spanId = this.#byteSpanId(span);
+    const at = spanId === undefined ? -1 : out.start();
+    if (at < 0 || !out.commit(putMemoryLine(out.target, at, spanId as string, record, action, this.#now))) {
+      out.text(memoryLine(this.#spanIdJson(span), record, action, this.#now));
     }
-    this.#emit(memoryLine(this.#spanIdJson(span), record, action, this.#now));
   }
 
   /**
-   * The span id for the byte fast path: a string id, or a live guard of this session; undefined
-   * (take the string path, which validates and names the error) when there is no line sink, after
-   * a write failure, or for anything else.
+   * The span id for the byte path: a string id, or a live guard of this session; undefined (take
+   * the string path, which validates and names the error) for anything else or when bytes are off.
    */
-  #fastPathSpanId(span: SpanRef): string | undefined {
-    if (this.#lines === undefined || this.#failure !== undefined) return undefined;
+  #byteSpanId(span: SpanRef): string | undefined {
+    if (!this.#out.takesBytes) return undefined;
     if (typeof span === "string") return span;
     return span instanceof SpanGuard && span.owner === this ? span.id : undefined;
   }
@@ -431,25 +351,25 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     reservedBytes?: U64,
   ): void {
     this.#assertOpen();
-    const lines = this.#lines;
-    const target = lines === undefined || this.#failure !== undefined ? undefined : lines.lineBuffer();
-    if (target !== undefined && lines !== undefined) {
-      const end = putDeviceMemoryLine(
-        target,
-        lines.lineOffset,
-        device,
-        usedBytes,
-        freeBytes,
-        timestampNs,
-        reservedBytes,
-        this.#now,
-      );
-      if (end >= 0) {
-        lines.commitLine(end);
-        return;
-      }
+    const out = this.#out;
+    const at = out.start();
+    if (
+      at < 0 ||
+      !out.commit(
+        putDeviceMemoryLine(
+          out.target,
+          at,
+          device,
+          usedBytes,
+          freeBytes,
+          timestampNs,
+          reservedBytes,
+          this.#now,
+        ),
+      )
+    ) {
+      out.text(deviceMemoryLine(device, usedBytes, freeBytes, timestampNs, reservedBytes, this.#now));
     }
-    this.#emit(deviceMemoryLine(device, usedBytes, freeBytes, timestampNs, reservedBytes, this.#now));
   }
 
   /** One `gradient` fact with id `gradient-<n>`; a non-finite norm is written as `"norm":null`. */
@@ -466,7 +386,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
         : { kind: "gradient", event_id: eventId, root, key, state, norm },
     );
     this.#gradientCounter++;
-    this.#emit(line + "\n");
+    this.#out.text(line + "\n");
   }
 
   elapsedNs(): number {
@@ -494,32 +414,6 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     }
   }
 
-  /** Hot-path write: a failure never throws here; the first one becomes sticky and stops output. */
-  #emit(line: string): void {
-    if (this.#failure !== undefined) return;
-    try {
-      this.sink.append(line);
-    } catch (error) {
-      this.#fail(error);
-    }
-  }
-
-  #fail(cause: unknown): TraceWriteError {
-    if (this.#failure !== undefined) return this.#failure;
-    const failure = TraceWriteError.isInstance(cause)
-      ? cause
-      : TraceWriteError.fromCause("writing trace", this.sink.location, cause);
-    this.#failure = failure;
-    if (this.#onError !== undefined) {
-      try {
-        this.#onError(failure);
-      } catch {
-        // An observer must not turn a recorded failure into a crash of the host.
-      }
-    }
-    return failure;
-  }
-
   #previouslyFailed(failure: TraceWriteError): TraceWriteError {
     return new TraceWriteError({
       message: `trace session previously failed: ${failure.message}`,
@@ -534,13 +428,11 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
    * @throws TraceWriteError `trace session previously failed: ...` after a write failure.
    */
   flush(): void {
-    if (this.#failure !== undefined) throw this.#previouslyFailed(this.#failure);
+    const out = this.#out;
+    if (out.failure !== undefined) throw this.#previouslyFailed(out.failure);
     if (this.#state !== OPEN) return;
-    try {
-      this.sink.flush();
-    } catch (error) {
-      throw this.#previouslyFailed(this.#fail(error));
-    }
+    out.flushQuietly();
+    if (out.failure !== undefined) throw this.#previouslyFailed(out.failure);
   }
 
   /**
@@ -552,51 +444,23 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   finish(): string {
     const duration = this.#clock.now();
     this.#assertOpen();
-    if (this.#failure !== undefined) {
-      this.#close();
-      throw this.#previouslyFailed(this.#failure);
-    }
-    if (this.#openSpans !== 0) {
-      this.#flushQuietly();
+    const out = this.#out;
+    if (out.failure === undefined && this.#openSpans !== 0) {
+      out.flushQuietly();
       throw new TraceSessionError({
         message: `cannot finish trace with ${this.#openSpans} nested spans still open`,
         code: "spans_still_open",
       });
     }
-    this.#root.isEnded = true;
-    this.#emit(spanEndLine("s1", duration));
-    if (this.#failure === undefined) {
-      try {
-        this.sink.close();
-      } catch (error) {
-        this.#fail(error);
-      }
+    if (out.failure === undefined) {
+      this.#root.isEnded = true;
+      out.text(spanEndLine("s1", duration));
     }
+    // After a failure the sink is still released; the sticky error is what the caller gets.
+    out.close();
     this.#state = FINISHED;
-    if (this.#failure !== undefined) {
-      this.#close();
-      throw this.#previouslyFailed(this.#failure);
-    }
+    if (out.failure !== undefined) throw this.#previouslyFailed(out.failure);
     return this.sink.location;
-  }
-
-  #flushQuietly(): void {
-    if (this.#failure !== undefined) return;
-    try {
-      this.sink.flush();
-    } catch (error) {
-      this.#fail(error);
-    }
-  }
-
-  /** Releases the sink after a failure; nothing more is written. */
-  #close(): void {
-    this.#state = FINISHED;
-    try {
-      this.sink.close();
-    } catch {
-      // Already failed; the sticky error is what the caller gets.
-    }
   }
 }
 

@@ -12,7 +12,7 @@ export interface TraceSink {
   close(): void;
 }
 
-import type { LineTarget } from "./serialize/line-bytes.js";
+import type { LineTarget } from "./serialize/line-target.js";
 
 /**
  * @internal A sink whose lines can be encoded straight into its byte buffer (the session's fast

@@ -1,6 +1,6 @@
 import { closeSync, openSync, realpathSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type LineTarget, lineTarget } from "../serialize/line-bytes.js";
+import { type LineTarget, lineTarget } from "../serialize/line-target.js";
 import { TraceSessionError } from "../trace-session-error.js";
 import type { LineBufferSink, TraceSink } from "../trace-sink.js";
 import { TraceWriteError } from "../trace-write-error.js";

@@ -4,18 +4,16 @@
 
 const ZEROS = ["", "0", "00", "000", "0000", "00000", "000000", "0000000", "00000000"];
 
+/** `floor(value / 1e9)` exactly (the division can round across a multiple of 1e9). */
+export function billions(value: number): number {
+  const high = Math.floor(value / 1e9);
+  const low = value - high * 1e9;
+  return low < 0 ? high - 1 : low >= 1e9 ? high + 1 : high;
+}
+
 export function integerDigits(value: number): string {
   if (value < 1073741824) return "" + value;
-  let high = Math.floor(value / 1e9);
-  let low = value - high * 1e9;
-  // Division can round across a multiple of 1e9; correct by one either way.
-  if (low < 0) {
-    high -= 1;
-    low += 1e9;
-  } else if (low >= 1e9) {
-    high += 1;
-    low -= 1e9;
-  }
-  const lowText = "" + low;
+  const high = billions(value);
+  const lowText = "" + (value - high * 1e9);
   return "" + high + (ZEROS[9 - lowText.length] as string) + lowText;
 }

@@ -15,22 +15,17 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
+import { putDigits } from "./byte-values.js";
 import { deviceMemoryLine } from "./device-memory-line.js";
-import {
-  FIXED_RESERVE,
-  type LineTarget,
-  lineTarget,
-  putDeviceMemoryLine,
-  putDigits,
-  putMemoryLine,
-  putOpLine,
-  putSpanEndLine,
-  putSpanStartLine,
-  putTensorLine,
-} from "./line-bytes.js";
+import { putDeviceMemoryLine } from "./device-memory-line-bytes.js";
+import { FIXED_RESERVE, type LineTarget, lineTarget } from "./line-target.js";
 import { memoryLine } from "./memory-line.js";
+import { putMemoryLine } from "./memory-line-bytes.js";
 import { opLine } from "./op-line.js";
+import { putOpLine } from "./op-line-bytes.js";
+import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
 import { tensorLine } from "./tensor-line.js";
+import { putTensorLine } from "./tensor-line-bytes.js";
 
 // Strings of every kind: plain ASCII labels (the fast path), escapes, control characters, DEL,
 // non-ASCII, lone surrogates, and arbitrary UTF-16.
