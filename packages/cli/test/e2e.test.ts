@@ -249,6 +249,31 @@ describe("cg-trace (built binary)", () => {
     expect(samples.some((sample) => sample.device === "cpu")).toBe(true);
   });
 
+  it("without TensorFlow.js installed, reading works and the tfjs demo says how to get it", () => {
+    const hook = join(packageRoot, "test/fixtures/without-tensorflow.mjs");
+    const run = (args: string[]) => {
+      const result = spawnSync(process.execPath, ["--import", hook, bin, ...args], {
+        cwd: scratch,
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "", CG_NVML_LIBRARY: "/nonexistent/libnvidia-ml.so" },
+      });
+      return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+    };
+    expect(run(["summary", golden]).status).toBe(0);
+    const demo = run(["demo", "--out", "no-tfjs"]);
+    expect(demo.status).toBe(2);
+    expect(demo.stderr).toContain(
+      "cg-trace: the tfjs demo needs TensorFlow.js and @cg/tfjs, which are not installed: run `npm install @tensorflow/tfjs@4 @cg/tfjs`",
+    );
+    expect(demo.stderr).not.toContain("    at ");
+    // The MLP demo needs neither; a machine without the NVIDIA driver gets one short clause about it.
+    const mlp = run(["demo", "--model", "mlp", "--out", "no-tfjs"]);
+    expect(mlp.status, mlp.stderr).toBe(0);
+    expect(mlp.stdout).toContain(
+      `no GPU memory sampled (no NVIDIA driver found; set CG_NVML_LIBRARY to use another libnvidia-ml); device "cpu" is the process's memory\n`,
+    );
+  });
+
   it("demo rejects an unknown model", () => {
     const demo = cgTrace(["demo", "--model", "torch"]);
     expect(demo.status).toBe(2);

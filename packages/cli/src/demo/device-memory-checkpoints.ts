@@ -15,6 +15,17 @@ export interface DeviceMemoryStatus {
  * size, free = memory the OS reports free), and every NVIDIA GPU through NVML when one is present.
  * NVML samples are taken through the session (no explicit timestamp), so they share its clock.
  */
+/**
+ * One short clause for the demo's output. The usual case, a machine without the NVIDIA driver,
+ * needs no detail; other failures keep the first sentence of the probe's message.
+ */
+export function shortReason(reason: string, message: string): string {
+  if (reason === "library-not-found")
+    return "no NVIDIA driver found; set CG_NVML_LIBRARY to use another libnvidia-ml";
+  const first = message.split(/(?<=\.)\s|;\s|\n/)[0] ?? message;
+  return first.length > 120 ? `${first.slice(0, 119)}…` : first;
+}
+
 export class DeviceMemoryCheckpoints {
   readonly status: DeviceMemoryStatus;
   readonly #probe: ReturnType<typeof openProbe> | undefined;
@@ -28,7 +39,7 @@ export class DeviceMemoryCheckpoints {
     this.#probe = opened;
     this.status = opened.ok
       ? { gpuDevices: opened.probe.devices.map((device) => device.label) }
-      : { gpuDevices: [], gpuUnavailableReason: `${opened.reason}: ${opened.error.message}` };
+      : { gpuDevices: [], gpuUnavailableReason: shortReason(opened.reason, opened.error.message) };
   }
 
   /** One checkpoint of the host (device `cpu`) and of every GPU. */

@@ -9,6 +9,8 @@ import {
   TraceSession,
 } from "@cg/trace";
 import { temporaryPathFor, writeFileAtomic } from "../atomic-write.js";
+import { CliError } from "../cli-error.js";
+import { ExitCode } from "../exit-codes.js";
 import { ensureDirectory } from "../output-target.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
 import { DeviceMemoryCheckpoints, type DeviceMemoryStatus } from "./device-memory-checkpoints.js";
@@ -90,14 +92,39 @@ function captureMlp(path: string, steps: number, captureStep: number, gpu: boole
  * The tfjs profiler records `tf.memory()` as device `cpu`; NVIDIA GPUs, when present, are sampled
  * through NVML when the captured step's session opens and right before it finishes.
  */
+/**
+ * TensorFlow.js is an optional peer dependency: reading traces never needs it, only this demo.
+ * When it is missing the demo says how to get it instead of failing on the import.
+ */
+async function importTensorFlow(): Promise<{
+  tf: typeof import("@tensorflow/tfjs");
+  adapter: typeof import("@cg/tfjs");
+}> {
+  try {
+    return { tf: await import("@tensorflow/tfjs"), adapter: await import("@cg/tfjs") };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
+    throw new CliError({
+      message:
+        "the tfjs demo needs TensorFlow.js and @cg/tfjs, which are not installed: run " +
+        "`npm install @tensorflow/tfjs@4 @cg/tfjs` beside @cg/cli, or use `cg-trace demo --model mlp`, which needs nothing more",
+      exitCode: ExitCode.Usage,
+      cause: error,
+    });
+  }
+}
+
 async function captureTfjs(
   path: string,
   steps: number,
   captureStep: number,
   gpu: boolean,
 ): Promise<Captured> {
-  const tf = await import("@tensorflow/tfjs");
-  const { runTfjsDemo } = await import("@cg/tfjs");
+  const {
+    tf,
+    adapter: { runTfjsDemo },
+  } = await importTensorFlow();
   await tf.setBackend("cpu");
   // PROD silences the "install tfjs-node" banner on the backend's first use; it changes no kernel
   // and no result. The previous value comes back afterwards.
