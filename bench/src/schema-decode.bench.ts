@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { decodeCanonicalLine, decodeTraceLine } from "@cg/schema";
-import { compare, report } from "./harness.js";
+import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
 import { eventTerm } from "./support/consume-event.js";
 import { PlainTraceEvent } from "./support/plain-zod-schema.js";
 
@@ -157,78 +157,45 @@ function parseWithZod(): number {
   return checksum;
 }
 
-/**
- * Interleaved rounds, best time of each contender: on a shared machine the load changes between
- * tinybench's back-to-back phases, while alternating the contenders every round exposes both to
- * the same conditions and the minimum discards rounds that lost the CPU.
- */
-function interleaved(contenders: { name: string; fn: () => unknown }[], rounds = 60) {
-  const best = contenders.map(() => Number.POSITIVE_INFINITY);
-  for (let round = 0; round < rounds; round++) {
-    contenders.forEach((contender, index) => {
-      const start = performance.now();
-      contender.fn();
-      best[index] = Math.min(best[index] ?? Number.POSITIVE_INFINITY, performance.now() - start);
-    });
-  }
-  return best.map((milliseconds) => 1000 / milliseconds);
+function contender(decode: () => number): ContenderFactory {
+  return () => ({
+    run(count) {
+      let checksum = 0;
+      for (let index = 0; index < count; index++) checksum = decode();
+      return checksum;
+    },
+  });
 }
 
+export const groups = {
+  decoders: {
+    decodeTraceLine: contender(decodeAll),
+    "JSON.parse": contender(parseAll),
+    "JSON.parse + plain zod": contender(parseWithZod),
+    decodeCanonicalLine: contender(decodeCanonicalAll),
+  },
+};
+
 export default async function run(): Promise<void> {
-  console.log(`${lines.length} lines per op`);
-  const contenders = [
-    { name: "decodeTraceLine", fn: decodeAll },
-    { name: "JSON.parse", fn: parseAll },
-    { name: "JSON.parse + zod safeParse", fn: parseWithZod },
-    { name: "decodeCanonicalLine", fn: decodeCanonicalAll },
-  ];
-  const checksums = new Set(contenders.map((contender) => contender.fn()));
-  if (checksums.size !== 1)
-    throw new Error(`contenders consumed different data: ${[...checksums].join(", ")}`);
-  interleaved(contenders, 10);
-  const [decodeRate = 0, parseRate = 0, zodRate = 0, canonicalRate = 0] = interleaved(contenders);
-  report(
-    {
-      title:
-        "decode a realistic line mix (interleaved, best of 60) — decodeCanonicalLine from bytes vs JSON.parse of the text",
-      subjectOpsPerSecond: canonicalRate,
-      baselineOpsPerSecond: parseRate,
-      ratio: canonicalRate / parseRate,
-    },
-    "speedup",
-    1,
-  );
-  report(
-    {
-      title: "decode a realistic line mix (interleaved, best of 60) — decodeTraceLine vs JSON.parse",
-      subjectOpsPerSecond: decodeRate,
-      baselineOpsPerSecond: parseRate,
-      ratio: parseRate / decodeRate,
-    },
-    "cost",
-    1.25,
-  );
-  report(
-    {
-      title:
-        "decode a realistic line mix (interleaved, best of 60) — decodeTraceLine vs JSON.parse + zod safeParse",
-      subjectOpsPerSecond: decodeRate,
-      baselineOpsPerSecond: zodRate,
-      ratio: decodeRate / zodRate,
-    },
-    "speedup",
-    2,
-  );
-  await compare(
-    "decode a realistic line mix",
-    { name: "decodeTraceLine", fn: decodeAll },
-    { name: "JSON.parse", fn: parseAll },
-    { mode: "cost", target: 1.25, timeMs: 3000 },
-  );
-  await compare(
-    "decode a realistic line mix",
-    { name: "decodeTraceLine", fn: decodeAll },
-    { name: "JSON.parse + zod safeParse", fn: parseWithZod },
-    { mode: "speedup", target: 2, timeMs: 3000 },
-  );
+  await compareInProcesses({
+    title: `decode ${lines.length} lines (golden trace + session-shaped lines), every field consumed`,
+    module: import.meta.url,
+    group: "decoders",
+    contenders: Object.keys(groups.decoders),
+    operations: 40,
+    // One operation decodes all the lines; the loop turns after each.
+    turnEvery: 1,
+    sameChecksum: Object.keys(groups.decoders),
+    comparisons: [
+      {
+        subject: "decodeCanonicalLine",
+        baseline: "JSON.parse",
+        mode: "speedup",
+        target: 1,
+        note: "from UTF-8 bytes vs JSON.parse of the decoded text",
+      },
+      { subject: "decodeTraceLine", baseline: "JSON.parse", mode: "cost", target: 1.25 },
+      { subject: "decodeTraceLine", baseline: "JSON.parse + plain zod", mode: "speedup", target: 2 },
+    ],
+  });
 }
