@@ -18,6 +18,15 @@ export {
 export { formatCanonicalFloat } from "./encode-float.js";
 export { encodeJsonString } from "./encode-string.js";
 export * from "./enums.js";
+export {
+  EVENT_LAYOUTS,
+  type EventLayout,
+  type EventLayouts,
+  type EventLayoutTable,
+  type FieldLayout,
+  type Presence,
+  type WireType,
+} from "./event-layouts.js";
 export * from "./events.js";
 export {
   type DecodeLineResult,
