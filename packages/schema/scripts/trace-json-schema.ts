@@ -177,7 +177,7 @@ export function buildTraceJsonSchema(): JsonSchema {
     $id: "urn:candle-graph:trace:6:line",
     title: `${SCHEMA} line`,
     description:
-      "One line of a candle-graph/trace/6 JSONL trace. JSON Schema cannot express: duplicate keys (rejected by readers), the literal form of integers (5e3, 5000.0 and -0 are rejected by readers), exact values beyond 2^53 once parsed to doubles, and escaped lone surrogates. Use decodeTraceLine from @cg/schema for the full rules.",
+      "One line of a candle-graph/trace/6 JSONL trace. JSON Schema cannot express: duplicate keys (a repeated known key is rejected by readers, a repeated unknown key is ignored, and every repeated tags value must be a string), the literal form of integers (5e3, 5000.0 and -0 are rejected by readers), exact values beyond 2^53 once parsed to doubles, and escaped lone surrogates. Use decodeTraceLine from @cg/schema for the full rules.",
     type: "object",
     required: ["kind"],
     properties: { kind: { enum: [...EVENT_KINDS] } },

@@ -36,6 +36,7 @@ import {
   SPAN_KINDS,
   TIMING_MODES,
 } from "./enums.js";
+import { EVENT_LAYOUTS, knownKeySets, mapKeySets } from "./event-layouts.js";
 import type {
   DeviceMemoryEvent,
   EdgeEvent,
@@ -321,13 +322,23 @@ function decodeRecord(record: JsonRecord, context: DecodeContext): TraceEvent {
   return unknownVariant(kind, EVENT_KINDS, "kind");
 }
 
-function firstDuplicate(keys: readonly string[]): string {
+const KNOWN_KEYS = knownKeySets(EVENT_LAYOUTS);
+const MAP_KEYS = mapKeySets(EVENT_LAYOUTS);
+/** An unknown kind has one known key: `kind` itself. */
+const KIND_ONLY: ReadonlySet<string> = new Set(["kind"]);
+
+/**
+ * The first repeated KNOWN key (`kind` or a field of the kind), or undefined. A repeated unknown
+ * key is ignored like any unknown key (spec §2.1).
+ */
+function firstKnownDuplicate(keys: readonly string[], known: ReadonlySet<string>): string | undefined {
   const seen = new Set<string>();
   for (const key of keys) {
+    if (!known.has(key)) continue;
     if (seen.has(key)) return key;
     seen.add(key);
   }
-  return "";
+  return undefined;
 }
 
 const optimisticContext = newContext("", null);
@@ -380,13 +391,18 @@ export function decodeOptimistic(line: string, record: JsonRecord, kind: string)
 }
 
 export function decodeExact(line: string, record: JsonRecord, kind: string): TraceEvent {
-  const scan = scanLine(line, false, kind);
+  const mapKeys = MAP_KEYS.get(kind);
+  const scan = scanLine(line, false, kind, mapKeys);
   if (scan.keyCount !== Object.keys(record).length) {
     const keys = scanLine(line, true, kind).keys ?? [];
-    const duplicate = firstDuplicate(keys);
-    throw new LineFailure("duplicate_field", `duplicate field \`${duplicate}\``, `${kind}.${duplicate}`);
+    const duplicate = firstKnownDuplicate(keys, KNOWN_KEYS.get(kind) ?? KIND_ONLY);
+    if (duplicate !== undefined) {
+      throw new LineFailure("duplicate_field", `duplicate field \`${duplicate}\``, `${kind}.${duplicate}`);
+    }
   }
-  return decodeRecord(record, newContext(kind, scan.facts));
+  const context = newContext(kind, scan.facts);
+  context.mapFailure = scan.mapFailure;
+  return decodeRecord(record, context);
 }
 
 /** The exact path for a parsed value, as a result. */
@@ -410,8 +426,8 @@ function decodeParsed(line: string, parsed: unknown): DecodeLineResult {
 /**
  * Decodes one trimmed, non-blank line (see `trimTraceLine`) into a trace event, applying every
  * rule of spec §2–§6: strict u64 literals with exact bigints above 2^53, case-sensitive enums,
- * null-as-absent only where allowed, defaults, unknown keys ignored, duplicate keys rejected,
- * escaped lone surrogates rejected. Never throws for bad input; the result says what and where.
+ * null-as-absent only where allowed, defaults, unknown keys ignored (repeated ones too), a
+ * repeated known key rejected, every tag value a string, escaped lone surrogates rejected. Never throws for bad input; the result says what and where.
  */
 export function decodeTraceLine(trimmedLine: string): DecodeLineResult {
   const canonical = decodeCanonicalText(trimmedLine);

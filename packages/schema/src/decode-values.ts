@@ -6,7 +6,7 @@
 // The optimistic path of the decoder compares that with the raw line's length: see
 // decode-trace-line.ts for why equality proves the line needed no literal-level checks.
 import { LineFailure } from "./line-decode-error.js";
-import { findFact, type NumberFact } from "./line-scan.js";
+import { findFact, type MapValueFailure, type NumberFact } from "./line-scan.js";
 import { normalizeU64, type U64, U64_MAX } from "./u64.js";
 
 export type JsonRecord = Record<string, unknown>;
@@ -30,6 +30,8 @@ export interface DecodeContext {
   line: string | undefined;
   /** Cached result of the optimistic path's length proof. */
   proven: boolean | undefined;
+  /** The first non-string value of a string map found by the line scan (null: none, or no scan). */
+  mapFailure: MapValueFailure | null;
 }
 
 export function newContext(kind: string, facts: NumberFact[] | null): DecodeContext {
@@ -41,6 +43,7 @@ export function newContext(kind: string, facts: NumberFact[] | null): DecodeCont
     sawNull: false,
     line: undefined,
     proven: undefined,
+    mapFailure: null,
   };
 }
 
@@ -324,6 +327,15 @@ export function tagsValue(value: unknown, context: DecodeContext): Record<string
   if (value === undefined) return missingField(context, "tags");
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return wrongType(value, "a map", field(context, "tags"));
+  }
+  // A repeated tag key must not hide a bad earlier value: the scan saw every value in text order.
+  const hidden = context.mapFailure;
+  if (hidden !== null && hidden.key === "tags") {
+    throw new LineFailure(
+      "invalid_type",
+      `invalid type: ${hidden.description}, expected a string`,
+      `${context.kind}.tags.${hidden.entry}`,
+    );
   }
   const tags = Object.create(null) as Record<string, string>;
   const source = value as JsonRecord;

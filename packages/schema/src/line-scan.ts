@@ -15,6 +15,20 @@ export interface NumberFact {
   text: string;
 }
 
+/**
+ * The first value of a string map (such as `tags`) that is not a string, in text order. JSON.parse
+ * keeps only the last value of a repeated key, so `{"a":1,"a":"1"}` hides the bad first value from
+ * the validators; the scan sees every one.
+ */
+export interface MapValueFailure {
+  /** Top-level key of the map. */
+  key: string;
+  /** The map entry's key. */
+  entry: string;
+  /** serde-style description of the value, e.g. "integer `128`", "null", "sequence". */
+  description: string;
+}
+
 export interface LineScan {
   /** Number of keys in the top-level object, duplicates included. */
   keyCount: number;
@@ -22,6 +36,8 @@ export interface LineScan {
   facts: NumberFact[] | null;
   /** Top-level key names in order, only when requested (used to name a duplicate). */
   keys: string[] | null;
+  /** The first non-string value inside a map-typed key (`mapKeys`), or null. */
+  mapFailure: MapValueFailure | null;
 }
 
 /** The reference decoder (serde_json) stops at 128 levels of nesting. */
@@ -80,11 +96,36 @@ function keyName(line: string, start: number, end: number, escaped: boolean): st
   return escaped ? (JSON.parse(line.slice(start, end + 1)) as string) : line.slice(start + 1, end);
 }
 
+/** Describes the literal starting at `line[position]` inside a map, which is not a string. */
+function describeMapValue(line: string, position: number): string {
+  const code = line.charCodeAt(position);
+  if (code === 0x7b) return "map";
+  if (code === 0x5b) return "sequence";
+  if (code === 0x6e) return "null";
+  if (code === 0x74) return "boolean `true`";
+  if (code === 0x66) return "boolean `false`";
+  const match = /^-?[0-9][0-9.eE+-]*/.exec(line.slice(position)) as RegExpExecArray;
+  const text = match[0];
+  const integral = /^-?[0-9]+$/.test(text) && text !== "-0";
+  return integral ? `integer \`${text}\`` : `floating point \`${Number(text)}\``;
+}
+
+// Where the scan is inside a map-typed value (depth 2 under one of `mapKeys`).
+const OUTSIDE_MAP = 0;
+const MAP_KEY = 1;
+const MAP_VALUE = 2;
+const MAP_VALUE_SEEN = 3;
+
 /**
  * Scans a line whose top-level value is a JSON object that JSON.parse accepted. `fieldPrefix` (the
- * event kind) names fields in errors.
+ * event kind) names fields in errors; `mapKeys` are the top-level keys whose values are string maps.
  */
-export function scanLine(line: string, collectKeys: boolean, fieldPrefix: string): LineScan {
+export function scanLine(
+  line: string,
+  collectKeys: boolean,
+  fieldPrefix: string,
+  mapKeys: ReadonlySet<string> | undefined = undefined,
+): LineScan {
   const length = line.length;
   let depth = 0;
   let keyCount = 0;
@@ -97,6 +138,21 @@ export function scanLine(line: string, collectKeys: boolean, fieldPrefix: string
   let arrayAtDepthTwo = false;
   let elementIndex = 0;
   let backslash = line.indexOf("\\");
+  let mapState = OUTSIDE_MAP;
+  let entryStart = -1;
+  let entryEnd = -1;
+  let entryEscaped = false;
+  let mapFailure: MapValueFailure | null = null;
+  /** Records the first non-string map value, at `position`. */
+  const failMapValue = (): void => {
+    mapState = MAP_VALUE_SEEN;
+    if (mapFailure !== null) return;
+    mapFailure = {
+      key: keyName(line, keyStart, keyEnd, keyEscaped),
+      entry: keyName(line, entryStart, entryEnd, entryEscaped),
+      description: describeMapValue(line, position),
+    };
+  };
   let position = 0;
   while (position < length) {
     const code = line.charCodeAt(position);
@@ -116,19 +172,30 @@ export function scanLine(line: string, collectKeys: boolean, fieldPrefix: string
         keyEscaped = escaped;
         expectKey = false;
         if (keys !== null) keys.push(keyName(line, keyStart, keyEnd, keyEscaped));
+      } else if (depth === 2 && mapState === MAP_KEY) {
+        entryStart = position;
+        entryEnd = end;
+        entryEscaped = escaped;
+        mapState = MAP_VALUE;
+      } else if (depth === 2 && mapState === MAP_VALUE) {
+        mapState = MAP_VALUE_SEEN;
       }
       position = end + 1;
       continue;
     }
     switch (code) {
       case 0x7b: // {
+        if (depth === 2 && mapState === MAP_VALUE) failMapValue();
         depth++;
         if (depth === 1) expectKey = true;
-        else if (depth === 2) arrayAtDepthTwo = false;
-        else if (depth >= MAX_DEPTH)
+        else if (depth === 2) {
+          arrayAtDepthTwo = false;
+          if (mapKeys?.has(keyName(line, keyStart, keyEnd, keyEscaped))) mapState = MAP_KEY;
+        } else if (depth >= MAX_DEPTH)
           throw new LineFailure("invalid_json", "invalid JSON: recursion limit exceeded");
         break;
       case 0x5b: // [
+        if (depth === 2 && mapState === MAP_VALUE) failMapValue();
         depth++;
         if (depth === 2) {
           arrayAtDepthTwo = true;
@@ -139,10 +206,19 @@ export function scanLine(line: string, collectKeys: boolean, fieldPrefix: string
       case 0x7d: // }
       case 0x5d: // ]
         depth--;
+        if (depth === 1) mapState = OUTSIDE_MAP;
         break;
       case 0x2c: // ,
         if (depth === 1) expectKey = true;
-        else if (depth === 2) elementIndex++;
+        else if (depth === 2) {
+          elementIndex++;
+          if (mapState !== OUTSIDE_MAP) mapState = MAP_KEY;
+        }
+        break;
+      case 0x6e: // n(ull)
+      case 0x74: // t(rue)
+      case 0x66: // f(alse)
+        if (depth === 2 && mapState === MAP_VALUE) failMapValue();
         break;
       default:
         if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
@@ -156,6 +232,7 @@ export function scanLine(line: string, collectKeys: boolean, fieldPrefix: string
               end++;
             } else break;
           }
+          if (depth === 2 && mapState === MAP_VALUE) failMapValue();
           if (floatForm || end - position >= 16) {
             const text = line.slice(position, end);
             const key = keyName(line, keyStart, keyEnd, keyEscaped);
@@ -178,7 +255,7 @@ export function scanLine(line: string, collectKeys: boolean, fieldPrefix: string
     }
     position++;
   }
-  return { keyCount, facts, keys };
+  return { keyCount, facts, keys, mapFailure };
 }
 
 /** The fact recorded for a top-level key (index -1) or one element of its array value. */
