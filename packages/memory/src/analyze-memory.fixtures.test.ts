@@ -16,6 +16,8 @@ interface ManifestEntry {
   file: string;
   expect: "valid" | "parse_error" | "health";
   memory_analysis?: Record<string, unknown> & { peak_breakdown: string[] };
+  /** Only where given: every timeline point's `by_category` map, in timeline order. */
+  memory_timeline_by_category?: Record<string, number>[];
 }
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
@@ -58,5 +60,23 @@ describe("analyzeMemory against the fixture manifest", () => {
     expect(Object.keys(result.peak_by_category)).toEqual(Object.keys(expected.peak_by_category as object));
     expect(result.peak_breakdown.map((allocation) => allocation.tensor_id)).toEqual(breakdown);
     expect(result.timeline).toHaveLength(input.memory.length);
+    if (entry.memory_timeline_by_category !== undefined) {
+      const maps = result.timeline.map((point) => point.by_category);
+      expect(maps).toEqual(entry.memory_timeline_by_category);
+      // Same keys in the same (byte) order, not only equal as objects.
+      expect(maps.map((map) => Object.keys(map))).toEqual(
+        entry.memory_timeline_by_category.map((map) => Object.keys(map)),
+      );
+    }
+  });
+
+  it("checks the timeline's category maps of the free-on-another-device case", () => {
+    const entry = cases.find((candidate) => candidate.file === "health/free-on-other-device-category.jsonl");
+    expect(entry?.memory_timeline_by_category).toEqual([
+      { activation: 100 },
+      {},
+      { gradient: 500 },
+      { gradient: 0 },
+    ]);
   });
 });

@@ -277,6 +277,87 @@ describe("compat modes (§17 Q4/Q5)", () => {
   });
 });
 
+describe("a free on another device (spec §11 step 4)", () => {
+  // t1 lives on cuda:0 and is freed on cuda:1; cuda:1 never held an activation.
+  const events = [
+    memory("alloc", "t1", 100, 10, { device: "cuda:0", category: "activation" }),
+    memory("free", "t1", 100, 20, { device: "cuda:1", category: "activation" }),
+    memory("alloc", "t2", 500, 30, { device: "cuda:1", category: "gradient" }),
+    memory("free", "t2", 500, 40, { device: "cuda:1", category: "gradient" }),
+  ];
+
+  it("creates no category entry on the free event's device", () => {
+    const result = analyzeMemory({ memory: events });
+    expect(result.timeline.map((point) => point.by_category)).toEqual([
+      { activation: 100 },
+      {},
+      { gradient: 500 },
+      { gradient: 0 },
+    ]);
+    expect(result.peak_by_category).toEqual({ gradient: 500 });
+    expect(result.peak_device).toBe("cuda:1");
+  });
+
+  it("gives the same peak categories when fed incrementally without a timeline", () => {
+    const timeline = new MemoryTimeline({ timeline: false });
+    timeline.push(events[0] as MemoryEvent);
+    timeline.push(events[1] as MemoryEvent);
+    expect(timeline.snapshot().peak_by_category).toEqual({ activation: 100 });
+    timeline.push(events[2] as MemoryEvent);
+    timeline.push(events[3] as MemoryEvent);
+    expect(timeline.result().peak_by_category).toEqual({ gradient: 500 });
+  });
+
+  it("still reduces an entry the free event's device already has", () => {
+    const result = analyzeMemory({
+      memory: [
+        memory("alloc", "a", 100, 1, { device: "cuda:0", category: "activation" }),
+        memory("alloc", "b", 30, 2, { device: "cuda:1", category: "activation" }),
+        memory("free", "a", 100, 3, { device: "cuda:1" }),
+      ],
+    });
+    expect(result.timeline.map((point) => point.by_category)).toEqual([
+      { activation: 100 },
+      { activation: 30 },
+      { activation: 0 },
+    ]);
+  });
+
+  it("never shows a category on a device that allocated none of it (random event sequences)", () => {
+    const categories: MemoryCategory[] = ["activation", "gradient", "optimizer", "other", "parameter"];
+    const event = fc.record({
+      action: fc.constantFrom("alloc" as const, "free" as const),
+      tensor: fc.constantFrom("a", "b", "c", "d"),
+      bytes: fc.nat({ max: 1000 }),
+      device: fc.constantFrom("cpu", "cuda:0", "cuda:1"),
+      category: fc.constantFrom(...categories),
+    });
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 40 }), (drawn) => {
+        const events = drawn.map((item, index) =>
+          memory(item.action, item.tensor, item.bytes, index, {
+            device: item.device,
+            category: item.category,
+          }),
+        );
+        const result = analyzeMemory({ memory: events });
+        const allocated = new Map<string, Set<string>>();
+        result.timeline.forEach((point, index) => {
+          const source = events[index] as MemoryEvent;
+          if (source.action === "alloc") {
+            const seen = allocated.get(source.device) ?? new Set<string>();
+            seen.add(source.category);
+            allocated.set(source.device, seen);
+          }
+          for (const key of Object.keys(point.by_category)) {
+            expect(allocated.get(point.device)?.has(key)).toBe(true);
+          }
+        });
+      }),
+    );
+  });
+});
+
 describe("MemoryTimeline", () => {
   it("can omit the timeline points and gives the same summary", () => {
     const events = [memory("alloc", "a", 10, 1), memory("alloc", "b", 20, 2), memory("free", "a", 10, 3)];

@@ -176,9 +176,12 @@ export class MemoryTimeline {
         state.live = subtractU64Saturating(state.live, event.bytes);
       } else {
         // Reference: the allocation's bytes and category, taken from the *free* event's device (§17 Q5).
+        // Only an entry the device already has is reduced: a free never creates one (spec §11 step 4).
         const index = CATEGORY_INDEX[allocation.category];
         state.live = subtractU64Saturating(state.live, allocation.bytes);
-        state.categories[index] = subtractU64Saturating(state.categories[index] ?? 0, allocation.bytes);
+        const categoryLive = state.categories[index];
+        if (categoryLive !== undefined)
+          state.categories[index] = subtractU64Saturating(categoryLive, allocation.bytes);
       }
     } else {
       throw new MemoryInputError({

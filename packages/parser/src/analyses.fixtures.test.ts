@@ -15,6 +15,8 @@ interface ManifestEntry {
     by_device: Record<string, unknown>[];
     [key: string]: unknown;
   };
+  /** Only where given: every memory timeline point's `by_category`, in order. */
+  memory_timeline_by_category?: Record<string, number>[];
 }
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
@@ -45,7 +47,10 @@ describe("summary, health and memory of every accepted fixture", () => {
       spans: document.spans,
       device_memory: document.device_memory,
     });
-    const { timeline: _timeline, peak_breakdown, ...figures } = memory;
+    const { timeline, peak_breakdown, ...figures } = memory;
+    if (entry.memory_timeline_by_category !== undefined) {
+      expect(timeline.map((point) => point.by_category)).toEqual(entry.memory_timeline_by_category);
+    }
     const expected = entry.memory_analysis;
     if (expected === undefined) return;
     const { peak_breakdown: expectedBreakdown, ...expectedFigures } = expected;
