@@ -2,7 +2,9 @@ import type { Command } from "./command.js";
 import { compareCommand } from "./commands/compare.js";
 import { convertCommand } from "./commands/convert.js";
 import { demoCommand } from "./commands/demo.js";
+import { exportCommand } from "./commands/export.js";
 import { queryCommand } from "./commands/query.js";
+import { sqlCommand } from "./commands/sql.js";
 import { summaryCommand } from "./commands/summary.js";
 import { validateCommand } from "./commands/validate.js";
 import { viewCommand } from "./commands/view.js";
@@ -16,4 +18,6 @@ export const commands: readonly Command[] = [
   compareCommand,
   convertCommand,
   viewCommand,
+  sqlCommand,
+  exportCommand,
 ];

@@ -256,6 +256,10 @@ export class TraceIngest {
       }
       if (runId === undefined) throw new Error(`${file}: the reader returned no meta event`);
       this.#pushSpans(spans, spanSteps, opTotals);
+      // The span records are in the table now; the summary pass below needs none of them.
+      spans.clear();
+      spanSteps.clear();
+      opTotals.clear();
       const summary = await summarizeStream(source, { file });
       const meta: Record<string, unknown> = { ...summary.run, schema: summary.schema };
       const runColumns = writers.runs.table.columns.slice(1);

@@ -11,6 +11,12 @@ import {
 import { quoteIdentifier, type Table } from "./tables.js";
 
 export const CHUNK_ROWS = 2048;
+/**
+ * Chunks after which an appender hands its rows to the table. The appender otherwise buffers up to
+ * 100 chunks per table in native memory; flushing every few keeps a large trace's ingest flat
+ * (measured on a 100 MB trace: 192 MiB peak RSS at 4, 253 MiB without).
+ */
+const FLUSH_EVERY_CHUNKS = 4;
 
 /** A JS value for a column: string, boolean, number, bigint, array, `{ key, value }[]` or null. */
 export type CellValue = string | boolean | number | bigint | readonly unknown[] | null;
@@ -22,6 +28,7 @@ export class TableWriter {
   /** Every column; `run_id` first, filled from the current run. */
   readonly #columns: CellValue[][];
   #rows = 0;
+  #chunks = 0;
   /** Pending rows before the current run's first. */
   #runStart = 0;
   #runId: string | undefined;
@@ -78,6 +85,7 @@ export class TableWriter {
     const chunk = DuckDBDataChunk.create(this.#types, rows);
     chunk.setColumnsConverted(this.#columns as JS[][], JSToDuckDBValueConverter);
     this.#appender.appendDataChunk(chunk);
+    if (++this.#chunks % FLUSH_EVERY_CHUNKS === 0) this.#appender.flushSync();
     for (const column of this.#columns) column.length = 0;
     this.#rows = 0;
     this.#runStart = 0;

@@ -21,6 +21,11 @@ export interface OpenTraceDatabaseOptions {
   strict?: boolean;
   /** A DuckDB database file to write to; in memory by default. */
   path?: string;
+  /**
+   * DuckDB settings for the instance, e.g. `{ memory_limit: "256MB", threads: "2" }`. With a
+   * `path` and a `memory_limit`, the tables of a trace larger than memory stay on disk.
+   */
+  duckdb?: Record<string, string>;
   /** Called after each trace. */
   onProgress?: (progress: IngestProgress) => void;
 }
@@ -61,8 +66,10 @@ export class TraceDatabase {
     try {
       reader = await this.connection.runAndReadAll(sql);
     } catch (error) {
+      // DuckDB's first line says what is wrong; the rest points into the SQL text with a caret.
+      const text = error instanceof Error ? error.message : String(error);
       throw new SqlError({
-        message: error instanceof Error ? error.message : String(error),
+        message: `query failed: ${text.split("\n")[0]}`,
         code: "query_failed",
         cause: error,
       });
@@ -161,7 +168,7 @@ export async function ingestTraces(
  */
 export async function openTraceDatabase(options: OpenTraceDatabaseOptions): Promise<TraceDatabase> {
   const files = await expandInputs(options.traces);
-  const instance = await DuckDBInstance.create(options.path ?? ":memory:");
+  const instance = await DuckDBInstance.create(options.path ?? ":memory:", options.duckdb);
   const connection = await instance.connect();
   try {
     await createSchema(connection);

@@ -1,0 +1,232 @@
+// @cg/sql: ingest of a large trace, and op_stats over a fleet. Traces are generated into the OS temp
+// folder (never committed).
+//  1. openTraceDatabase of a 1 GiB writer-shaped trace (every event through @cg/parser's validating
+//     reader and the streaming summary, into DuckDB through appenders; database file with a 128 MB
+//     memory limit) vs DuckDB's own read_json of the same file into a table of all columns (default
+//     threads). Each in a fresh plain `node` child (no tsx loader), one after the other; the figures
+//     are wall-clock throughput (MB/s) and the ingest child's peak RSS (kernel high-water mark).
+//  2. op_stats of 1,000 small traces (the package tests' fleet: 5 jobs × 25 steps × 8 ranks) from the
+//     exported Parquet dataset (openDataset + the view) vs reading every JSONL with @cg/parser and
+//     computing the same figures in JS (calls, total, mean, p50, p95, bytes per run and op).
+//     Alternated over rounds; the figure is the median ratio of wall-clock times.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readTraceEvents } from "@cg/parser";
+import { u64ToBigInt } from "@cg/schema";
+import { exportParquet, openDataset } from "@cg/sql";
+import { writeFleet } from "../../packages/sql/test/fleet.js";
+import { report } from "./harness.js";
+import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
+
+interface ChildFigures {
+  seconds: number;
+  peakRss: number;
+  rows: number;
+}
+
+/** Runs `script` in a plain node child with `CG_SQL_BENCH_*` inputs; it prints one JSON line. */
+function child(script: string, env: Record<string, string>): ChildFigures {
+  const result = spawnSync(process.execPath, ["-e", script], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  if (result.status !== 0) throw new Error(`bench child failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split("\n").pop() as string) as ChildFigures;
+}
+
+const PEAK = `
+let peak = process.memoryUsage().rss;
+const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+const done = (start, rows) => {
+  clearInterval(timer);
+  peak = Math.max(peak, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
+  console.log(JSON.stringify({ seconds: (performance.now() - start) / 1000, peakRss: peak, rows: Number(rows) }));
+};`;
+
+const INGEST_CHILD = `${PEAK}
+const { openTraceDatabase } = require(process.env.CG_SQL_BENCH_ENTRY);
+const start = performance.now();
+openTraceDatabase({
+  traces: [process.env.CG_SQL_BENCH_TRACE],
+  path: process.env.CG_SQL_BENCH_DATABASE,
+  duckdb: { memory_limit: "128MB" },
+}).then(async (db) => {
+  const elapsed = performance.now();
+  const [[ops]] = (await db.query("SELECT count(*) FROM ops")).rows;
+  db.close();
+  done(start - (performance.now() - elapsed), ops);
+});`;
+
+const READ_JSON_CHILD = `${PEAK}
+const { DuckDBInstance } = require(process.env.CG_SQL_BENCH_DUCKDB);
+(async () => {
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  const path = process.env.CG_SQL_BENCH_TRACE.replaceAll("'", "''");
+  const start = performance.now();
+  await connection.run("CREATE TABLE events AS SELECT * FROM read_json('" + path + "', format = 'newline_delimited')");
+  const elapsed = performance.now();
+  const ops = (await connection.runAndReadAll("SELECT count(*) FROM events WHERE kind = 'op'")).getRows()[0][0];
+  done(start - (performance.now() - elapsed), ops);
+})();`;
+
+async function ingest(dir: string): Promise<void> {
+  const trace = join(dir, "writer-shaped.jsonl");
+  const bytes = generateWriterShapedTrace(trace, Number(process.env.CG_SQL_BENCH_MIB ?? 1024) * 1024 ** 2);
+  const require = createRequire(import.meta.url);
+  const sqlEntry = require.resolve("@cg/sql");
+  const duckdbEntry = createRequire(sqlEntry).resolve("@duckdb/node-api");
+  const database = join(dir, "ingest.duckdb");
+  const ours = child(INGEST_CHILD, {
+    CG_SQL_BENCH_ENTRY: sqlEntry,
+    CG_SQL_BENCH_TRACE: trace,
+    CG_SQL_BENCH_DATABASE: database,
+  });
+  const duckdb = child(READ_JSON_CHILD, { CG_SQL_BENCH_DUCKDB: duckdbEntry, CG_SQL_BENCH_TRACE: trace });
+  if (ours.rows !== duckdb.rows) throw new Error(`ingest holds ${ours.rows} ops, read_json ${duckdb.rows}`);
+  const size = `${(statSync(trace).size / 1024 ** 3).toFixed(2)} GiB`;
+  report(
+    {
+      title: `openTraceDatabase of a ${size} writer-shaped trace vs DuckDB read_json into an all-columns table (throughput, wall clock)`,
+      subjectOpsPerSecond: bytes / ours.seconds,
+      baselineOpsPerSecond: bytes / duckdb.seconds,
+      ratio: duckdb.seconds / ours.seconds,
+    },
+    "speedup",
+    0.5,
+  );
+  const target = 300 * 1024 ** 2;
+  console.log(
+    `  ingest ${(bytes / 1e6 / ours.seconds).toFixed(1)} MB/s, read_json ${(bytes / 1e6 / duckdb.seconds).toFixed(1)} MB/s; ` +
+      `peak RSS of the ingest ${(ours.peakRss / 1024 ** 2).toFixed(1)} MiB (target ≤ 300 MB: ${ours.peakRss <= target ? "met" : "NOT met"}), ` +
+      `read_json ${(duckdb.peakRss / 1024 ** 2).toFixed(1)} MiB`,
+  );
+}
+
+interface OpStatsRow {
+  calls: number;
+  totalNs: bigint;
+  meanNs: number;
+  p50Ns: number;
+  p95Ns: number;
+  bytes: bigint;
+}
+
+/** What both sides must agree on: rows, calls and nanoseconds over every row. */
+function checksum(rows: readonly OpStatsRow[]): string {
+  let calls = 0;
+  let total = 0n;
+  let p95 = 0;
+  for (const row of rows) {
+    calls += row.calls;
+    total += row.totalNs;
+    p95 += row.p95Ns;
+  }
+  return `${rows.length}/${calls}/${total}/${p95}`;
+}
+
+/** Baseline: every trace read with @cg/parser, op_stats computed in JS (nearest-rank percentiles). */
+async function opStatsFromJsonl(files: readonly string[]): Promise<OpStatsRow[]> {
+  const rows: OpStatsRow[] = [];
+  for (const file of files) {
+    const groups = new Map<string, { durations: number[]; bytes: bigint }>();
+    for await (const { event } of readTraceEvents(file)) {
+      if (event.kind !== "op") continue;
+      let group = groups.get(event.op_name);
+      if (group === undefined) {
+        group = { durations: [], bytes: 0n };
+        groups.set(event.op_name, group);
+      }
+      group.durations.push(Number(event.duration_ns));
+      group.bytes += u64ToBigInt(event.storage_bytes ?? 0);
+    }
+    for (const group of groups.values()) {
+      const sorted = Float64Array.from(group.durations).sort();
+      const total = sorted.reduce((sum, value) => sum + value, 0);
+      const pick = (fraction: number) =>
+        sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] as number;
+      rows.push({
+        calls: sorted.length,
+        totalNs: BigInt(total),
+        meanNs: total / sorted.length,
+        p50Ns: pick(0.5),
+        p95Ns: pick(0.95),
+        bytes: group.bytes,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Subject: the op_stats view over the Parquet dataset, every row read into JS. */
+async function opStatsFromParquet(dir: string): Promise<OpStatsRow[]> {
+  const dataset = await openDataset(dir);
+  try {
+    const result = await dataset.query(
+      "SELECT calls, total_ns, mean_ns, p50_ns, p95_ns, bytes FROM op_stats",
+    );
+    return result.rows.map(([calls, totalNs, meanNs, p50Ns, p95Ns, bytes]) => ({
+      calls: Number(calls),
+      totalNs: BigInt(totalNs as bigint),
+      meanNs: meanNs as number,
+      p50Ns: Number(p50Ns),
+      p95Ns: Number(p95Ns),
+      bytes: BigInt(bytes as bigint),
+    }));
+  } finally {
+    dataset.close();
+  }
+}
+
+async function fleet(dir: string): Promise<void> {
+  const { files } = writeFleet(join(dir, "fleet"), {
+    jobs: 5,
+    steps: 25,
+    ranks: 8,
+    slow: { job: 2, rank: 5, factor: 5 },
+  });
+  const dataset = join(dir, "dataset");
+  await exportParquet(files, dataset);
+  const rounds = 5;
+  const ratios: number[] = [];
+  let parquetSeconds = 0;
+  let jsonlSeconds = 0;
+  for (let round = 0; round < rounds; round++) {
+    let start = performance.now();
+    const fromParquet = await opStatsFromParquet(dataset);
+    const parquet = (performance.now() - start) / 1000;
+    start = performance.now();
+    const fromJsonl = await opStatsFromJsonl(files);
+    const jsonl = (performance.now() - start) / 1000;
+    if (checksum(fromParquet) !== checksum(fromJsonl)) {
+      throw new Error(`op_stats differ: Parquet ${checksum(fromParquet)}, JSONL ${checksum(fromJsonl)}`);
+    }
+    ratios.push(jsonl / parquet);
+    parquetSeconds += parquet;
+    jsonlSeconds += jsonl;
+  }
+  const ratio = ratios.sort((left, right) => left - right)[Math.floor(rounds / 2)] as number;
+  report(
+    {
+      title: `op_stats of ${files.length} traces from the Parquet dataset vs reading every JSONL with @cg/parser (per query, wall clock)`,
+      subjectOpsPerSecond: rounds / parquetSeconds,
+      baselineOpsPerSecond: rounds / jsonlSeconds,
+      ratio,
+    },
+    "speedup",
+  );
+}
+
+export default async function sqlBench() {
+  const dir = mkdtempSync(join(tmpdir(), "cg-sql-bench-"));
+  try {
+    await ingest(dir);
+    await fleet(dir);
+  } finally {
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+}
