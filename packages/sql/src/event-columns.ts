@@ -1,7 +1,7 @@
-// The columns of each event table, derived from the zod object schemas of @cg/schema: a wire field
-// added there becomes a column here without a second list to keep in step. Only the shape of the
-// schemas is read (zod 4 keeps it in `_zod.def`), so this package needs no zod of its own.
-import { U64 } from "@cg/schema";
+// The columns of each event table, derived from @cg/schema's declarative wire layout
+// (`EVENT_LAYOUTS`, one row per key in canonical order): a wire field added there becomes a column
+// here without a second list to keep in step.
+import type { EventLayout, WireType } from "@cg/schema";
 
 /** SQL type of a column, as DuckDB spells it. */
 export type SqlType =
@@ -17,7 +17,7 @@ export type SqlType =
 export interface Column {
   name: string;
   type: SqlType;
-  /** True when the wire field is optional without a default: an absent value is NULL. */
+  /** True for an optional wire key (no default): an absent value is NULL, never 0. */
   nullable: boolean;
   /** Where the value comes from: the wire key, or a word on how it is derived. */
   source: string;
@@ -25,88 +25,25 @@ export interface Column {
   key?: string;
 }
 
-interface ZodLike {
-  _zod: { def: { type: string; [key: string]: unknown } };
-}
+/** The SQL type of each wire type: u64 stays exact (UBIGINT), enums are text, lists are LISTs. */
+export const SQL_TYPE_OF_WIRE: Readonly<Record<WireType, SqlType>> = {
+  string: "VARCHAR",
+  u64: "UBIGINT",
+  boolean: "BOOLEAN",
+  f64: "DOUBLE",
+  enum: "VARCHAR",
+  strings: "VARCHAR[]",
+  shape: "UBIGINT[]",
+  string_map: "MAP(VARCHAR, VARCHAR)",
+};
 
-interface Unwrapped {
-  base: ZodLike;
-  nullable: boolean;
-}
-
-function isZod(value: unknown): value is ZodLike {
-  return typeof value === "object" && value !== null && "_zod" in value;
-}
-
-/** Peels optional, nullable, default and pipe (transform) wrappers off a field schema. */
-function unwrap(schema: ZodLike): Unwrapped {
-  let current = schema;
-  let nullable = false;
-  let hasDefault = false;
-  for (;;) {
-    if (current === (U64 as unknown)) break;
-    const def = current._zod.def;
-    if (def.type === "optional" || def.type === "nullable") {
-      nullable = true;
-      current = def.innerType as ZodLike;
-    } else if (def.type === "default" || def.type === "prefault") {
-      hasDefault = true;
-      current = def.innerType as ZodLike;
-    } else if (def.type === "pipe") {
-      const input = def.in as ZodLike;
-      // `absentWhenNull` is `inner.nullish().transform(...)`: the wire type is the pipe's input.
-      current = input;
-    } else {
-      break;
-    }
-  }
-  return { base: current, nullable: nullable && !hasDefault };
-}
-
-function sqlTypeOf(base: ZodLike, path: string): SqlType {
-  if (base === (U64 as unknown)) return "UBIGINT";
-  const def = base._zod.def;
-  switch (def.type) {
-    case "string":
-    case "enum":
-      return "VARCHAR";
-    case "boolean":
-      return "BOOLEAN";
-    case "number":
-      return "DOUBLE";
-    case "record":
-      return "MAP(VARCHAR, VARCHAR)";
-    case "array": {
-      const element = unwrap(def.element as ZodLike).base;
-      const inner = sqlTypeOf(element, `${path}[]`);
-      if (inner === "UBIGINT") return "UBIGINT[]";
-      if (inner === "VARCHAR") return "VARCHAR[]";
-      break;
-    }
-  }
-  throw new Error(`@cg/sql has no column type for the wire field ${path} (zod type ${def.type})`);
-}
-
-/**
- * The columns of one event kind's zod object schema, in wire key order, without `kind`. `rename`
- * maps a wire key to a column name where a table needs another one.
- */
-export function columnsOfEvent(schema: unknown, rename: Record<string, string> = {}): Column[] {
-  if (!isZod(schema) || schema._zod.def.type !== "object") {
-    throw new Error("columnsOfEvent needs a zod object schema of @cg/schema");
-  }
-  const shape = schema._zod.def.shape as Record<string, unknown>;
-  const columns: Column[] = [];
-  for (const [key, field] of Object.entries(shape)) {
-    if (key === "kind" || !isZod(field)) continue;
-    const { base, nullable } = unwrap(field);
-    columns.push({
-      name: rename[key] ?? key,
-      type: sqlTypeOf(base, key),
-      nullable,
-      source: `wire \`${key}\``,
-      key,
-    });
-  }
-  return columns;
+/** The columns of one event kind's layout, in canonical key order (`kind` is not a column). */
+export function columnsOfEvent(layout: EventLayout): Column[] {
+  return layout.fields.map((field) => ({
+    name: field.key,
+    type: SQL_TYPE_OF_WIRE[field.type],
+    nullable: field.presence === "optional",
+    source: `wire \`${field.key}\``,
+    key: field.key,
+  }));
 }

@@ -1,5 +1,5 @@
 export { type DatasetManifest, MANIFEST_FILE, type PartitionBy, readManifest } from "./dataset-manifest.js";
-export { type Column, columnsOfEvent, type SqlType } from "./event-columns.js";
+export { type Column, columnsOfEvent, SQL_TYPE_OF_WIRE, type SqlType } from "./event-columns.js";
 export { type ExportParquetOptions, type ExportReport, exportParquet } from "./export-parquet.js";
 export type { IngestedRun, RejectedTrace } from "./ingest-trace.js";
 export { openDataset } from "./open-dataset.js";

@@ -1,17 +1,7 @@
 // The dataset's tables (layout `cg-dataset/1`): one per event kind plus `runs`. Event columns come
-// from @cg/schema's event schemas; only the columns a table adds beyond the wire fields are listed
-// here.
-import {
-  DeviceMemoryEvent,
-  EdgeEvent,
-  GradientEvent,
-  MemoryEvent,
-  MetaEvent,
-  OpEvent,
-  SpanEndEvent,
-  SpanStartEvent,
-  TensorEvent,
-} from "@cg/schema";
+// from @cg/schema's wire layout table; only the columns a table adds beyond the wire fields are
+// listed here.
+import { EVENT_LAYOUTS } from "@cg/schema";
 import { type Column, columnsOfEvent } from "./event-columns.js";
 
 /** Version of the table layout, recorded in every exported dataset. */
@@ -61,8 +51,10 @@ function eventTable(name: TableName, columns: Column[]): Table {
   return { name, columns: [RUN_ID, ...columns] };
 }
 
-const metaColumns = columnsOfEvent(MetaEvent).filter((column) => column.name !== "run_id");
-const spanEndDuration = columnsOfEvent(SpanEndEvent).filter((column) => column.name === "duration_ns");
+const metaColumns = columnsOfEvent(EVENT_LAYOUTS.meta).filter((column) => column.name !== "run_id");
+const spanEndDuration = columnsOfEvent(EVENT_LAYOUTS.span_end).filter(
+  (column) => column.name === "duration_ns",
+);
 
 export const TABLES: readonly Table[] = [
   eventTable("runs", [
@@ -83,7 +75,7 @@ export const TABLES: readonly Table[] = [
     derived("peak_device", "VARCHAR", "memory analysis: device of the peak; NULL when none", true),
   ]),
   eventTable("spans", [
-    ...columnsOfEvent(SpanStartEvent),
+    ...columnsOfEvent(EVENT_LAYOUTS.span_start),
     // Read from the span_end, so derived here rather than a field of the span_start row.
     ...spanEndDuration.map(({ key: _key, ...column }) => ({
       ...column,
@@ -95,12 +87,12 @@ export const TABLES: readonly Table[] = [
     derived("total_ns", "UBIGINT", "duration, or for a zero duration its ops and children (spec §16)"),
     derived("self_ns", "UBIGINT", "total minus the union of the children's intervals"),
   ]),
-  eventTable("ops", resolvedStorageBytes(columnsOfEvent(OpEvent))),
-  eventTable("tensors", resolvedStorageBytes(columnsOfEvent(TensorEvent))),
-  eventTable("memory", columnsOfEvent(MemoryEvent)),
-  eventTable("device_memory", columnsOfEvent(DeviceMemoryEvent)),
-  eventTable("gradients", columnsOfEvent(GradientEvent)),
-  eventTable("edges", columnsOfEvent(EdgeEvent)),
+  eventTable("ops", resolvedStorageBytes(columnsOfEvent(EVENT_LAYOUTS.op))),
+  eventTable("tensors", resolvedStorageBytes(columnsOfEvent(EVENT_LAYOUTS.tensor))),
+  eventTable("memory", columnsOfEvent(EVENT_LAYOUTS.memory)),
+  eventTable("device_memory", columnsOfEvent(EVENT_LAYOUTS.device_memory)),
+  eventTable("gradients", columnsOfEvent(EVENT_LAYOUTS.gradient)),
+  eventTable("edges", columnsOfEvent(EVENT_LAYOUTS.edge)),
 ];
 
 export function tableNamed(name: TableName): Table {
