@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { afterAll, describe, expect, it } from "vitest";
+import { type CliContext, runCli } from "../src/index.js";
 import { runInProcess } from "./run-in-process.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "cg-cli-sql-"));
@@ -157,5 +158,35 @@ describe("cg-trace export", () => {
     const queried = await runInProcess(["sql", "SELECT 1", other]);
     expect(queried.exitCode).toBe(2);
     expectOneLineError(queried.stderr, /dataset layout "cg-dataset\/9" is not cg-dataset\/1/);
+  });
+});
+
+describe("progress", () => {
+  async function runWithTerminal(argv: string[]) {
+    let stdout = "";
+    let stderr = "";
+    const context: CliContext = {
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stderr += text;
+      },
+      color: false,
+      stderrIsTty: true,
+      cwd: scratch,
+      env: {},
+      version: "0.0.0-test",
+    };
+    return { exitCode: await runCli(argv, context), stdout, stderr };
+  }
+
+  it("shows traces read and exported on a terminal's stderr, then clears the line", async () => {
+    const read = await runWithTerminal(["sql", "SELECT count(*) FROM runs", traces]);
+    expect(read.exitCode).toBe(0);
+    expect(read.stderr).toBe("\rreading traces: 1/2\rreading traces: 2/2\r\u001b[K");
+    const exported = await runWithTerminal(["export", traces, "--to", "parquet", "-o", join(scratch, "tty")]);
+    expect(exported.exitCode).toBe(0);
+    expect(exported.stderr).toBe("\rexporting traces: 1/2\rexporting traces: 2/2\r\u001b[K");
   });
 });

@@ -1,0 +1,35 @@
+// `cg-trace sql` and `export` through the built binary, as a user runs them: DuckDB loads from the
+// installed package, errors are one line with exit status 2.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fixturesDir } from "@cg/tooling-vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, runBinary } from "./built-binary.js";
+
+const golden = join(fixturesDir, "valid/golden-train.jsonl");
+const scratch = mkdtempSync(join(tmpdir(), "cg-cli-sql-e2e-"));
+
+beforeAll(ensureBuilt, 300_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("cg-trace sql / export (built binary)", () => {
+  it("exports a dataset and queries it", () => {
+    const exported = runBinary(["export", golden, "--to", "parquet", "-o", "dataset"], { cwd: scratch });
+    expect(exported.stderr).toBe("");
+    expect(exported.status).toBe(0);
+    const queried = runBinary(["sql", "SELECT op_name, storage_bytes FROM ops", "dataset", "--csv"], {
+      cwd: scratch,
+    });
+    expect(queried.status).toBe(0);
+    expect(queried.stdout).toBe("op_name,storage_bytes\r\nmatmul,4096\r\n");
+  });
+
+  it("a query error is one line and exit 2", () => {
+    const failed = runBinary(["sql", "SELECT FROM WHERE", golden], { cwd: scratch });
+    expect(failed.status).toBe(2);
+    expect(failed.stdout).toBe("");
+    expect(failed.stderr).toMatch(/^cg-trace: query failed: Parser Error: /);
+    expect(failed.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+});
