@@ -9,7 +9,9 @@ export default defineProject({
   resolve: { alias: sourceAliases },
   test: {
     name: "repo",
-    include: pending ? ["conformance/pending/**/*.test.ts"] : ["*.test.ts", "conformance/**/*.test.ts"],
+    include: pending
+      ? ["conformance/pending/**/*.test.ts"]
+      : ["*.test.ts", "conformance/**/*.test.ts", "browser/**/*.test.ts"],
     exclude: pending ? [] : ["conformance/pending/**", "**/node_modules/**"],
     testTimeout: 300_000,
     hookTimeout: 600_000,

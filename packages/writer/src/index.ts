@@ -1,17 +1,4 @@
-export { CaptureGate } from "./capture-gate.js";
-export { MemorySink } from "./memory-sink.js";
+export * from "./core.js";
 export { createAsyncSpanContext } from "./node/async-span-context.js";
 export { type Durability, FileSink, type FileSinkOptions } from "./node/file-sink.js";
 export { type OpenTraceSessionOptions, TraceSession } from "./node/trace-session.js";
-export { NOOP_SESSION, NOOP_SPAN } from "./noop-session.js";
-export { ProfileRun, type ProfileRunFields } from "./profile-run.js";
-export type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
-export { createSyncSpanContext, type SpanContextStore } from "./span-context.js";
-export { SpanGuard } from "./span-guard.js";
-export type { SpanHandle, SpanRef } from "./span-handle.js";
-export type { SpanOptions, TraceRecorder } from "./trace-recorder.js";
-export { type CaptureClock, TraceSessionCore, type TraceSessionOptions } from "./trace-session-core.js";
-export { TraceSessionError, type TraceSessionErrorCode } from "./trace-session-error.js";
-export type { TraceSink } from "./trace-sink.js";
-export { TraceWriteError, type TraceWriteErrorOptions } from "./trace-write-error.js";
-export { WriterInputError, type WriterInputErrorOptions } from "./writer-input-error.js";
