@@ -148,3 +148,20 @@ test("a query error is an SqlError with DuckDB's message", async () => {
     database.close();
   }
 });
+
+test("a glob pattern reads the files it matches, once each", async () => {
+  const dir = join(workDir, "globbed");
+  mkdirSync(dir);
+  writeWriterTrace(join(dir, "rank-0.jsonl"), "glob-0");
+  writeWriterTrace(join(dir, "rank-1.jsonl"), "glob-1");
+  writeFileSync(join(dir, "notes.txt"), "not matched\n");
+  const database = await openTraceDatabase({
+    traces: [join(dir, "rank-*.jsonl"), join(dir, "rank-0.jsonl")],
+  });
+  try {
+    expect(database.report.runs.map((run) => run.run_id)).toEqual(["glob-0", "glob-1"]);
+    expect(database.report.rejected).toEqual([]);
+  } finally {
+    database.close();
+  }
+});
