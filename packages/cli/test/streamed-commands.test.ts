@@ -5,12 +5,43 @@ import { join, relative } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { analyzeHealth, parseTrace } from "@cg/trace";
 import { describe, expect, it } from "vitest";
+import { stringifyJson } from "../src/format/json-output.js";
+import { createStyle } from "../src/format/style.js";
+import { renderSummary } from "../src/views/render-summary.js";
+import { buildSummaryView } from "../src/views/summary-view.js";
 import { runInProcess } from "./run-in-process.js";
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
   fixtures: { file: string; expect: string }[];
 };
 const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
+
+async function documentOf(path: string) {
+  try {
+    return await parseTrace(path);
+  } catch {
+    return undefined; // a fixture the reader refuses is covered by the parse-error tests
+  }
+}
+
+describe("summary streams the trace", () => {
+  it.each(accepted.map((entry) => [entry.file] as const))(
+    "prints the document's summary for %s",
+    async (file) => {
+      const path = relative(process.cwd(), join(fixturesDir, file));
+      const document = await documentOf(path);
+      if (document === undefined) return;
+      for (const limit of [1, 10]) {
+        const expected = buildSummaryView(document, path, limit);
+        const json = await runInProcess(["summary", path, "--json", "--limit", String(limit)]);
+        expect(json.exitCode).toBe(0);
+        expect(json.stdout).toBe(`${stringifyJson(expected)}\n`);
+        const text = await runInProcess(["summary", path, "--limit", String(limit)]);
+        expect(text.stdout).toBe(renderSummary(expected, createStyle(false), limit));
+      }
+    },
+  );
+});
 
 describe("validate streams the trace", () => {
   it.each(accepted.map((entry) => [entry.file] as const))(

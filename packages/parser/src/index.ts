@@ -41,7 +41,12 @@ export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
 export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
-export { type StreamSummary, type StreamSummaryOptions, summarizeStream } from "./summarize-stream.js";
+export {
+  type StreamRankings,
+  type StreamSummary,
+  type StreamSummaryOptions,
+  summarizeStream,
+} from "./summarize-stream.js";
 export type { ResolvedOpEvent, ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 export { spanRecordFromStart } from "./trace-document.js";
 export type { TraceParseErrorCode, TraceParseErrorOptions, TraceParseStage } from "./trace-parse-error.js";

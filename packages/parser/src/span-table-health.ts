@@ -13,12 +13,19 @@ export interface SpanTableStructure {
   counts: SpanCounts;
   /** Deepest summary depth (spec §10). */
   maxDepth: number;
+  /** Summary depth per row. */
+  depth: Int32Array;
+  /** Per row: IN_CYCLE for spans whose parent chain revisits a span. */
+  walk: Uint8Array;
+  /** Children of row r: children[offsets[r] .. offsets[r + 1]), in row order. */
+  offsets: Int32Array;
+  children: Int32Array;
 }
 
 const UNKNOWN = 0;
 const VISITING = 1;
 const DONE = 2;
-const IN_CYCLE = 3;
+export const IN_CYCLE = 3;
 
 /** Appends the span structure issues of `table` to `issues`, in the order of the document checks. */
 export function spanTableIssues(
@@ -112,7 +119,7 @@ export function spanTableIssues(
       ),
     );
   }
-  return { counts, maxDepth };
+  return { counts, maxDepth, depth: state.depth, walk: state.walk, offsets, children };
 }
 
 function end(table: SpanTable, row: number): bigint {
@@ -136,7 +143,7 @@ function outsideParent(table: SpanTable, row: number, parent: number): boolean {
 }
 
 /** Depth of every span and cycle membership, like `buildSpanTree` (iterative, memoised). */
-function walkDepths(table: SpanTable): { walk: Uint8Array; maxDepth: number } {
+function walkDepths(table: SpanTable): { walk: Uint8Array; depth: Int32Array; maxDepth: number } {
   const rows = table.size;
   const walk = new Uint8Array(rows);
   const depth = new Int32Array(rows);
@@ -186,7 +193,7 @@ function walkDepths(table: SpanTable): { walk: Uint8Array; maxDepth: number } {
       next = value + 1;
     }
   }
-  return { walk, maxDepth };
+  return { walk, depth, maxDepth };
 }
 
 /** The reference walk for spans whose chain reaches a cycle: count links until a span repeats. */

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BitSet, IdTable } from "./id-table.js";
-import { analyzeHealth, parseTraceText, summarize, summarizeStream } from "./index.js";
+import { analyzeHealth, parseTraceText, queryTrace, summarize, summarizeStream } from "./index.js";
 
 const META =
   '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}\n';
@@ -31,35 +31,81 @@ const spanArbitrary: fc.Arbitrary<SpanSpec> = fc.record({
   }),
 });
 
-function traceText(specs: readonly SpanSpec[]): string {
+interface OpSpec {
+  span: string;
+  duration: string;
+  bytes: string;
+  /** Where the op goes: before the span starts, right after it, or at the end. */
+  at: "early" | "inside" | "late";
+}
+
+const opArbitrary: fc.Arbitrary<OpSpec> = fc.record({
+  span: fc.constantFrom(...IDS, "missing"),
+  duration: fc.constantFrom("0", "3", "7", "100", "9007199254740993"),
+  bytes: fc.constantFrom("0", "16", "4096", "18446744073709551615"),
+  at: fc.constantFrom("early" as const, "inside" as const, "late" as const),
+});
+
+function opLine(op: OpSpec): string {
+  return `{"kind":"op","span_id":${JSON.stringify(op.span)},"op_name":"mm","shape":[2],"dtype":"f32","device":"cpu","duration_ns":${op.duration},"timestamp_ns":1,"storage_bytes":${op.bytes},"input_storage_bytes":0}\n`;
+}
+
+function traceText(specs: readonly SpanSpec[], ops: readonly OpSpec[] = []): string {
   const seen = new Set<string>();
-  let text = META;
+  let text =
+    META +
+    ops
+      .filter((op) => op.at === "early")
+      .map(opLine)
+      .join("");
   const ends: string[] = [];
   for (const spec of specs) {
     if (seen.has(spec.id)) continue; // the reader rejects duplicates before either analysis
     seen.add(spec.id);
     const parent = spec.parent === undefined ? "" : `,"parent_id":${JSON.stringify(spec.parent)}`;
     const step = spec.step === undefined ? "" : `,"step":"${spec.step}"`;
-    text += `{"kind":"span_start","id":${JSON.stringify(spec.id)}${parent},"name":"n","start_ns":${spec.start},"span_kind":"function","measured":${spec.measured}${step}}\n`;
+    text += `{"kind":"span_start","id":${JSON.stringify(spec.id)}${parent},"name":"n-${spec.id}","start_ns":${spec.start},"span_kind":"function","measured":${spec.measured}${step}}\n`;
+    for (const op of ops) if (op.at === "inside" && op.span === spec.id) text += opLine(op);
     if (spec.duration !== undefined) {
       ends.push(`{"kind":"span_end","id":${JSON.stringify(spec.id)},"duration_ns":${spec.duration}}\n`);
     }
   }
-  return text + ends.join("");
+  return (
+    text +
+    ends.join("") +
+    ops
+      .filter((op) => op.at === "late")
+      .map(opLine)
+      .join("")
+  );
 }
 
 describe("span table", () => {
   it("gives the document's span health and summary figures", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(spanArbitrary, { maxLength: 12 }), fc.boolean(), async (specs, reference) => {
-        const text = traceText(specs);
-        const compat = reference ? ("reference" as const) : ("union" as const);
-        const document = parseTraceText(text);
-        const streamed = await summarizeStream({ text }, { compat });
-        expect(streamed.health).toEqual(analyzeHealth(document, { compat }));
-        const { self_times: _selfTimes, ...figures } = summarize(document);
-        expect(streamed.summary).toEqual(figures);
-      }),
+      fc.asyncProperty(
+        fc.array(spanArbitrary, { maxLength: 12 }),
+        fc.array(opArbitrary, { maxLength: 8 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 4 }),
+        async (specs, ops, reference, limit) => {
+          const text = traceText(specs, ops);
+          const compat = reference ? ("reference" as const) : ("union" as const);
+          const document = parseTraceText(text);
+          const streamed = await summarizeStream({ text }, { compat, rankLimit: limit });
+          const slowest = queryTrace(document, "slowest", { compat, limit });
+          const heaviest = queryTrace(document, "heaviest", { compat, limit });
+          expect(streamed.rankings).toEqual({
+            slowest_spans: slowest.slowest_spans,
+            slowest_ops: slowest.slowest_ops,
+            heaviest_spans: heaviest.heaviest_spans,
+            heaviest_ops: heaviest.heaviest_ops,
+          });
+          expect(streamed.health).toEqual(analyzeHealth(document, { compat }));
+          const { self_times: _selfTimes, ...figures } = summarize(document);
+          expect(streamed.summary).toEqual(figures);
+        },
+      ),
       { numRuns: 400 },
     );
   });

@@ -109,6 +109,10 @@ export class SpanTable {
     }
   }
 
+  name(row: number): string {
+    return this.names.valueAt(this.#name[row] as number);
+  }
+
   parent(row: number): number {
     return this.#parent[row] as number;
   }

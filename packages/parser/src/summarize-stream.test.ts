@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { analyzeMemory } from "@cg/memory";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
-import { analyzeHealth, parseTrace, summarize, summarizeStream } from "./index.js";
+import { analyzeHealth, parseTrace, queryTrace, summarize, summarizeStream } from "./index.js";
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
   fixtures: { file: string; expect: string }[];
@@ -16,9 +16,17 @@ describe("summarizeStream", () => {
     async (file) => {
       const path = join(fixturesDir, file);
       const document = await parseTrace(path);
-      const streamed = await summarizeStream(path);
+      const streamed = await summarizeStream(path, { rankLimit: 3 });
       const { self_times: _selfTimes, ...summary } = summarize(document);
       expect(streamed.summary).toEqual(summary);
+      const slowest = queryTrace(document, "slowest", { limit: 3 });
+      const heaviest = queryTrace(document, "heaviest", { limit: 3 });
+      expect(streamed.rankings).toEqual({
+        slowest_spans: slowest.slowest_spans,
+        slowest_ops: slowest.slowest_ops,
+        heaviest_spans: heaviest.heaviest_spans,
+        heaviest_ops: heaviest.heaviest_ops,
+      });
       expect(streamed.health).toEqual(analyzeHealth(document));
       expect(streamed.memory).toEqual(
         analyzeMemory(

@@ -3,8 +3,8 @@
 // bytes per span plus its id and name bytes), the live allocations, a bounded reorder window of
 // memory events, and the span references still unresolved. Ops, tensors, memory events, gradients
 // and edges are counted and dropped.
-import { type MemoryAnalysis, MemoryTimeline } from "@cg/memory";
-import type { RunMetadata, TraceEvent } from "@cg/schema";
+import { type MemoryAnalysis, MemoryTimeline, resolveStorageBytes } from "@cg/memory";
+import { normalizeU64, type RunMetadata, type TraceEvent } from "@cg/schema";
 import { AllocationPairing } from "./allocation-pairing.js";
 import {
   type HealthIssue,
@@ -17,8 +17,11 @@ import {
 import type { ReadOptions } from "./line-processor.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
 import { createProcessor, processChunks } from "./process-chunks.js";
+import type { OpCost } from "./query-trace.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
+import type { SpanCost } from "./span-costs.js";
 import { SpanTable } from "./span-table.js";
+import { opCost, rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
 import { spanTableIssues } from "./span-table-health.js";
 import type { TraceSummary } from "./summarize.js";
 import { TraceParseError } from "./trace-parse-error.js";
@@ -37,6 +40,20 @@ export interface StreamSummaryOptions extends ReadOptions, HealthOptions {
    * Past it the read stops with a `memory_budget` error that says how to go on.
    */
   spanBudgetBytes?: number;
+  /**
+   * Also rank spans and ops like `queryTrace` "slowest" and "heaviest", keeping this many of each
+   * (the result's `rankings`). Costs a few typed columns per span and nothing per op.
+   */
+  rankLimit?: number;
+  /** Sees every accepted event, in file order, after the summary took it (for figures of its own). */
+  onEvent?: (event: TraceEvent) => void;
+}
+
+export interface StreamRankings {
+  slowest_spans: SpanCost[];
+  slowest_ops: OpCost[];
+  heaviest_spans: SpanCost[];
+  heaviest_ops: OpCost[];
 }
 
 export interface StreamSummary {
@@ -53,6 +70,8 @@ export interface StreamSummary {
   exact: boolean;
   /** Human-readable notes on how the result was computed (e.g. why it is not exact). */
   notes: string[];
+  /** With `rankLimit`: spans and ops ranked as `queryTrace` ranks them. */
+  rankings?: StreamRankings;
   /** Physical lines and events read. */
   lines: number;
   events: number;
@@ -84,13 +103,42 @@ export async function summarizeStream(
   const pendingMemory: string[] = [];
   const pendingEdges: { from: string; to: string }[] = [];
   const budget = options.spanBudgetBytes ?? DEFAULT_SPAN_BUDGET_BYTES;
+  const onEvent = options.onEvent;
+
+  const rankLimit = options.rankLimit;
+  const opTotals = rankLimit === undefined ? undefined : new SpanOpTotals();
+  const slowestOps = new TopList<OpCost>(rankLimit ?? 0);
+  const heaviestOps = new TopList<OpCost>(rankLimit ?? 0);
+  // Ops of spans not started yet, by span id (their totals join the span when it starts).
+  const earlyOps = new Map<string, { count: number; ns: bigint; bytes: bigint }>();
+  const rankOp = (event: Extract<TraceEvent, { kind: "op" }>): void => {
+    const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
+    const row = ids.get(event.span_id);
+    let ordinal: number;
+    if (row >= 0 && row < spans.size) {
+      ordinal = (opTotals as SpanOpTotals).add(row, event.duration_ns, bytes);
+    } else {
+      const early = earlyOps.get(event.span_id) ?? { count: 0, ns: 0n, bytes: 0n };
+      ordinal = early.count++;
+      early.ns += BigInt(event.duration_ns);
+      early.bytes += BigInt(bytes);
+      earlyOps.set(event.span_id, early);
+    }
+    const cost = () => opCost({ ...event, storage_bytes: bytes }, ordinal);
+    const duration = BigInt(event.duration_ns);
+    if (slowestOps.admits(duration)) slowestOps.offer(duration, `${event.span_id}/op/${ordinal}`, cost);
+    const size = BigInt(bytes);
+    if (heaviestOps.admits(size)) heaviestOps.offer(size, `${event.span_id}/op/${ordinal}`, cost);
+  };
 
   const sink = (event: TraceEvent, line: number, index: number): void => {
     events++;
+    onEvent?.(event);
     switch (event.kind) {
       case "op":
         ops++;
         if (ids.get(event.span_id) < 0) pendingOps.push(event.span_id);
+        if (opTotals !== undefined) rankOp(event);
         return;
       case "tensor":
         tensors++;
@@ -107,6 +155,11 @@ export async function summarizeStream(
       case "span_start": {
         const row = processor.lastSpanRow;
         spans.start(row, event);
+        const early = earlyOps.get(event.id);
+        if (early !== undefined && opTotals !== undefined) {
+          opTotals.add(row, normalizeU64(early.ns), normalizeU64(early.bytes), early.count);
+          earlyOps.delete(event.id);
+        }
         if ((row & (BUDGET_CHECK_SPANS - 1)) === 0 && spans.byteLength > budget) {
           throw overBudget(processor.file, line, index, spans.size, spans.byteLength, budget);
         }
@@ -159,7 +212,8 @@ export async function summarizeStream(
   if (meta === undefined) throw new Error("summarizeStream: no meta event"); // the processor rejects this first
 
   const issues: HealthIssue[] = [];
-  const { counts, maxDepth } = spanTableIssues(spans, options, issues);
+  const structure = spanTableIssues(spans, options, issues);
+  const { counts, maxDepth } = structure;
   for (const spanId of pendingOps) {
     if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("operation", spanId));
   }
@@ -203,7 +257,18 @@ export async function summarizeStream(
     );
   }
   const { kind: _kind, schema, ...run } = meta;
+  let rankings: StreamRankings | undefined;
+  if (opTotals !== undefined && rankLimit !== undefined) {
+    const ranked = rankSpanCosts(spans, structure, opTotals, options, rankLimit);
+    rankings = {
+      slowest_spans: ranked.slowest,
+      slowest_ops: slowestOps.values(),
+      heaviest_spans: ranked.heaviest,
+      heaviest_ops: heaviestOps.values(),
+    };
+  }
   return {
+    ...(rankings === undefined ? {} : { rankings }),
     schema,
     run,
     summary: {

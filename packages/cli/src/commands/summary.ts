@@ -3,9 +3,9 @@ import { ExitCode } from "../exit-codes.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, positiveIntegerOption } from "../parse-command-args.js";
-import { loadTrace } from "../trace-input.js";
+import { streamSummary } from "../trace-input.js";
 import { renderSummary } from "../views/render-summary.js";
-import { buildSummaryView } from "../views/summary-view.js";
+import { SummaryEvidence, summaryViewFromStream } from "../views/summary-view.js";
 
 export const summaryCommand: Command = {
   name: "summary",
@@ -29,13 +29,16 @@ export const summaryCommand: Command = {
   async run(args, context) {
     const path = args.positionals[0]!;
     const limit = positiveIntegerOption(args, "summary", "limit", 10);
-    const document = await loadTrace(path, context);
-    const view = buildSummaryView(document, path, limit);
-    context.stdout(
-      booleanOption(args, "json")
-        ? `${stringifyJson(view)}\n`
-        : renderSummary(view, createStyle(context.color), limit),
-    );
+    // One streaming pass: memory follows the span count, not the file size.
+    const evidence = new SummaryEvidence();
+    const stream = await streamSummary(path, context, { rankLimit: limit, onEvent: evidence.add });
+    const view = summaryViewFromStream(stream, evidence, path, limit);
+    if (booleanOption(args, "json")) {
+      context.stdout(`${stringifyJson(view)}\n`);
+    } else {
+      const notes = (view.notes ?? []).map((note) => `note: ${note}\n`).join("");
+      context.stdout(`${renderSummary(view, createStyle(context.color), limit)}${notes}`);
+    }
     return ExitCode.Ok;
   },
 };

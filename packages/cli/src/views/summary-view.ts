@@ -2,6 +2,7 @@ import {
   analyzeHealth,
   analyzeMemory,
   compareU64,
+  type DeviceMemoryEvent,
   GRADIENT_STATES,
   type GradientState,
   type HealthReport,
@@ -9,8 +10,10 @@ import {
   queryTrace,
   type RunMetadata,
   type SpanCost,
+  type StreamSummary,
   summarize,
   type TraceDocument,
+  type TraceEvent,
   type TraceSummary,
   type U64,
   u64ToBigInt,
@@ -59,15 +62,52 @@ export interface SummaryView {
     attention_count: number;
     facts: GradientView[];
   };
+  /** Present when a figure is approximate (a streamed read whose reorder window was too small). */
+  notes?: string[];
 }
 
-function deviceMemoryViews(document: TraceDocument): DeviceMemoryView[] {
-  const views = new Map<string, DeviceMemoryView>();
-  for (const sample of document.device_memory) {
+function limitedMemory(memory: MemoryAnalysis, limit: number): SummaryView["memory"] {
+  return {
+    ...memoryWithoutTimeline,
+    peak_breakdown: memory.peak_breakdown.slice(0, limit),
+    peak_breakdown_total: memory.peak_breakdown.length,
+    peak_breakdown_omitted: Math.max(0, memory.peak_breakdown.length - limit),
+  };
+}
+
+const emptyGradientCounts = (): Record<GradientState, number> =>
+  Object.fromEntries(GRADIENT_STATES.map((state) => [state, 0])) as Record<GradientState, number>;
+
+/** The device-memory and gradient parts of the summary, folded one event at a time. */
+export class SummaryEvidence {
+  readonly #devices = new Map<string, DeviceMemoryView>();
+  readonly #counts = emptyGradientCounts();
+  readonly #facts: GradientView[] = [];
+
+  add = (event: TraceEvent): void => {
+    if (event.kind === "device_memory") this.#addSample(event);
+    else if (event.kind === "gradient") {
+      this.#counts[event.state] += 1;
+      const view: GradientView = { root: event.root, key: event.key, state: event.state };
+      if (event.norm !== undefined) view.norm = event.norm;
+      this.#facts.push(view);
+    }
+  };
+
+  deviceMemory(): DeviceMemoryView[] {
+    return [...this.#devices.values()].sort((left, right) => (left.device < right.device ? -1 : 1));
+  }
+
+  gradients(): SummaryView["gradients"] {
+    const count = this.#facts.length;
+    return { count, counts: this.#counts, attention_count: count - this.#counts.present, facts: this.#facts };
+  }
+
+  #addSample(sample: DeviceMemoryEvent): void {
     const capacity = u64ToBigInt(sample.used_bytes) + u64ToBigInt(sample.free_bytes);
-    const view = views.get(sample.device);
+    const view = this.#devices.get(sample.device);
     if (view === undefined) {
-      views.set(sample.device, {
+      this.#devices.set(sample.device, {
         device: sample.device,
         samples: 1,
         first_used_bytes: sample.used_bytes,
@@ -76,7 +116,7 @@ function deviceMemoryViews(document: TraceDocument): DeviceMemoryView[] {
         last_free_bytes: sample.free_bytes,
         capacity_bytes: capacity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(capacity) : capacity,
       });
-      continue;
+      return;
     }
     view.samples += 1;
     view.last_used_bytes = sample.used_bytes;
@@ -86,7 +126,6 @@ function deviceMemoryViews(document: TraceDocument): DeviceMemoryView[] {
       view.capacity_bytes = capacity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(capacity) : capacity;
     }
   }
-  return [...views.values()].sort((left, right) => (left.device < right.device ? -1 : 1));
 }
 
 /** Builds the summary of a parsed trace: provenance, health, costs, memory and gradients. */
@@ -98,12 +137,9 @@ export function buildSummaryView(document: TraceDocument, file: string, limit = 
   );
   const { self_times: _selfTimes, ...summary } = summarize(document, { memory });
   const slowest = queryTrace(document, "slowest", { limit });
-  const counts = Object.fromEntries(GRADIENT_STATES.map((state) => [state, 0])) as Record<
-    GradientState,
-    number
-  >;
-  for (const gradient of document.gradients) counts[gradient.state] += 1;
-  const { timeline: _timeline, ...memoryWithoutTimeline } = memory;
+  const evidence = new SummaryEvidence();
+  for (const sample of document.device_memory) evidence.add(sample);
+  for (const gradient of document.gradients) evidence.add(gradient);
   return {
     schema: "cg-trace/summary/1",
     file,
@@ -113,22 +149,35 @@ export function buildSummaryView(document: TraceDocument, file: string, limit = 
     measured_total_ns: summary.total_ns,
     top_spans: slowest.slowest_spans,
     top_ops: slowest.slowest_ops,
-    memory: {
-      ...memoryWithoutTimeline,
-      peak_breakdown: memory.peak_breakdown.slice(0, limit),
-      peak_breakdown_total: memory.peak_breakdown.length,
-      peak_breakdown_omitted: Math.max(0, memory.peak_breakdown.length - limit),
-    },
-    device_memory: deviceMemoryViews(document),
-    gradients: {
-      count: document.gradients.length,
-      counts,
-      attention_count: document.gradients.length - counts.present,
-      facts: document.gradients.map((gradient) => {
-        const view: GradientView = { root: gradient.root, key: gradient.key, state: gradient.state };
-        if (gradient.norm !== undefined) view.norm = gradient.norm;
-        return view;
-      }),
-    },
+    memory: limitedMemory(memory, limit),
+    device_memory: evidence.deviceMemory(),
+    gradients: evidence.gradients(),
+  };
+}
+
+/**
+ * The same view from one streaming pass (`summarizeStream` with `rankLimit` and `evidence.add` as
+ * its `onEvent`): memory follows the span count, not the file size.
+ */
+export function summaryViewFromStream(
+  stream: StreamSummary,
+  evidence: SummaryEvidence,
+  file: string,
+): SummaryView {
+  const rankings = stream.rankings;
+  if (rankings === undefined) throw new Error("summaryViewFromStream: the stream was read without rankLimit");
+  return {
+    schema: "cg-trace/summary/1",
+    file,
+    provenance: { schema: stream.schema, ...stream.run },
+    health: stream.health,
+    summary: stream.summary,
+    measured_total_ns: stream.summary.total_ns,
+    top_spans: rankings.slowest_spans,
+    top_ops: rankings.slowest_ops,
+    memory: limitedMemory(stream.memory, limit),
+    device_memory: evidence.deviceMemory(),
+    gradients: evidence.gradients(),
+    ...(stream.notes.length > 0 ? { notes: stream.notes } : {}),
   };
 }

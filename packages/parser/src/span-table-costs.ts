@@ -1,0 +1,391 @@
+// `spanCosts` and the slowest/heaviest rankings of `queryTrace` over a SpanTable: per-span op
+// totals are typed columns filled while streaming, totals and self times are computed children
+// first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
+// with the same figures, path and order as the document's ranking.
+import { type OpEvent, type U64, U64_MAX } from "@cg/schema";
+import type { OpCost } from "./query-trace.js";
+import type { SpanCost, SpanCostOptions } from "./span-costs.js";
+import type { SpanTable } from "./span-table.js";
+import { IN_CYCLE, type SpanTableStructure } from "./span-table-health.js";
+import { toU64 } from "./span-tree.js";
+
+/** Own ops per span row: count, summed duration and summed resolved storage bytes. */
+export class SpanOpTotals {
+  #count = new Int32Array(1024);
+  #ns = new Float64Array(1024);
+  #bytes = new Float64Array(1024);
+  /** Exact sums by row once a sum leaves the safe integer range. */
+  readonly #bigNs = new Map<number, bigint>();
+  readonly #bigBytes = new Map<number, bigint>();
+
+  /** True when some span's op sums left the safe integer range. */
+  get hasBigValues(): boolean {
+    return this.#bigNs.size > 0 || this.#bigBytes.size > 0;
+  }
+
+  /** Adds `count` ops (one by default) of row `row`; returns the first one's ordinal within the span. */
+  add(row: number, durationNs: U64, storageBytes: U64, count = 1): number {
+    if (row >= this.#count.length) this.#grow(row);
+    const ordinal = this.#count[row] as number;
+    this.#count[row] = ordinal + count;
+    addTo(this.#ns, this.#bigNs, row, durationNs);
+    addTo(this.#bytes, this.#bigBytes, row, storageBytes);
+    return ordinal;
+  }
+
+  count(row: number): number {
+    return row < this.#count.length ? (this.#count[row] as number) : 0;
+  }
+
+  ns(row: number): bigint {
+    return this.#bigNs.get(row) ?? BigInt(row < this.#ns.length ? (this.#ns[row] as number) : 0);
+  }
+
+  bytes(row: number): bigint {
+    return this.#bigBytes.get(row) ?? BigInt(row < this.#bytes.length ? (this.#bytes[row] as number) : 0);
+  }
+
+  #grow(row: number): void {
+    let capacity = this.#count.length * 2;
+    while (capacity <= row) capacity *= 2;
+    const count = new Int32Array(capacity);
+    count.set(this.#count);
+    this.#count = count;
+    const ns = new Float64Array(capacity);
+    ns.set(this.#ns);
+    this.#ns = ns;
+    const bytes = new Float64Array(capacity);
+    bytes.set(this.#bytes);
+    this.#bytes = bytes;
+  }
+}
+
+function addTo(column: Float64Array, big: Map<number, bigint>, row: number, value: U64): void {
+  const known = big.get(row);
+  if (known !== undefined) {
+    big.set(row, known + BigInt(value));
+    return;
+  }
+  const current = column[row] as number;
+  if (typeof value === "bigint" || current > Number.MAX_SAFE_INTEGER - value) {
+    big.set(row, BigInt(current) + BigInt(value));
+  } else {
+    column[row] = current + value;
+  }
+}
+
+function saturate(value: bigint): U64 {
+  return toU64(value > U64_MAX ? U64_MAX : value);
+}
+
+/** Descending by key, ties by id (as `queryTrace` ranks). */
+function before(leftKey: bigint, leftId: string, rightKey: bigint, rightId: string): boolean {
+  return leftKey > rightKey || (leftKey === rightKey && leftId < rightId);
+}
+
+/** The `limit` best entries seen so far, best first; `offer` rejects most entries with one compare. */
+export class TopList<T> {
+  readonly #limit: number;
+  readonly #entries: { key: bigint; id: string; value: T }[] = [];
+
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+
+  /** True when an entry with `key` might still enter (ties need the id to decide). */
+  admits(key: bigint): boolean {
+    const entries = this.#entries;
+    if (this.#limit <= 0) return false;
+    return entries.length < this.#limit || key >= (entries[entries.length - 1] as { key: bigint }).key;
+  }
+
+  offer(key: bigint, id: string, value: () => T): void {
+    if (this.#limit <= 0) return;
+    const entries = this.#entries;
+    const last = entries[entries.length - 1];
+    if (entries.length >= this.#limit && last !== undefined && !before(key, id, last.key, last.id)) return;
+    let at = entries.length;
+    while (
+      at > 0 &&
+      before(key, id, (entries[at - 1] as { key: bigint }).key, (entries[at - 1] as { id: string }).id)
+    ) {
+      at--;
+    }
+    entries.splice(at, 0, { key, id, value: value() });
+    if (entries.length > this.#limit) entries.pop();
+  }
+
+  values(): T[] {
+    return this.#entries.map((entry) => entry.value);
+  }
+}
+
+/** An op as `queryTrace` lists it. */
+export function opCost(op: OpEvent & { storage_bytes: U64 }, ordinal: number): OpCost {
+  return {
+    id: `${op.span_id}/op/${ordinal}`,
+    span_id: op.span_id,
+    op_name: op.op_name,
+    device: op.device,
+    dtype: op.dtype,
+    self_ns: op.duration_ns,
+    storage_bytes: op.storage_bytes,
+    input_storage_bytes: op.input_storage_bytes,
+    timestamp_ns: op.timestamp_ns,
+  };
+}
+
+export interface SpanRankings {
+  /** Spans of the measured subtree by self time, descending (`queryTrace` "slowest"). */
+  slowest: SpanCost[];
+  /** Spans of the measured subtree by their own ops' bytes, descending ("heaviest"). */
+  heaviest: SpanCost[];
+}
+
+/** Ranks the spans of the measured subtree like `queryTrace`, from the table. */
+export function rankSpanCosts(
+  table: SpanTable,
+  structure: SpanTableStructure,
+  ops: SpanOpTotals,
+  options: SpanCostOptions,
+  limit: number,
+): SpanRankings {
+  const rows = table.size;
+  const { depth, offsets, children } = structure;
+  const union = options.compat !== "reference";
+
+  // Children before parents: rows bucketed by depth, deepest first.
+  const byDepth = new Int32Array(rows);
+  const depthStart = new Int32Array(structure.maxDepth + 2);
+  for (let row = 0; row < rows; row++) {
+    const level = (depth[row] as number) + 1;
+    depthStart[level] = (depthStart[level] as number) + 1;
+  }
+  for (let level = 0; level <= structure.maxDepth; level++) {
+    depthStart[level + 1] = (depthStart[level + 1] as number) + (depthStart[level] as number);
+  }
+  const fill = depthStart.slice();
+  for (let row = 0; row < rows; row++) {
+    const level = depth[row] as number;
+    byDepth[fill[level] as number] = row;
+    fill[level] = (fill[level] as number) + 1;
+  }
+
+  const exact =
+    numberTotals(table, structure, ops, byDepth, union) ??
+    bigintTotals(table, structure, ops, byDepth, union);
+  const total = (row: number): bigint => BigInt(exact.totals[row] as number | bigint);
+  const selfTime = (row: number): bigint => BigInt(exact.selfTimes[row] as number | bigint);
+
+  const inside = measuredSubtree(table, offsets, children);
+  const slowest = new TopList<number>(limit);
+  const heaviest = new TopList<number>(limit);
+  for (let row = 0; row < rows; row++) {
+    if (inside[row] === 0) continue;
+    const self = saturateBig(selfTime(row));
+    if (slowest.admits(self)) slowest.offer(self, table.ids.valueAt(row), () => row);
+    const bytes = saturateBig(ops.bytes(row));
+    if (heaviest.admits(bytes)) heaviest.offer(bytes, table.ids.valueAt(row), () => row);
+  }
+  const cost = (row: number): SpanCost => {
+    const span = table.record(row);
+    const result: SpanCost = {
+      id: span.id,
+      name: span.name,
+      path: spanPath(table, row),
+      kind: span.kind,
+      depth: depth[row] as number,
+      measured: span.measured,
+      in_measured_subtree: true,
+      total_ns: saturate(total(row)),
+      self_ns: saturate(selfTime(row)),
+      op_count: ops.count(row),
+      op_bytes: saturate(ops.bytes(row)),
+      op_ns: saturate(ops.ns(row)),
+    };
+    if (span.step !== undefined) result.step = span.step;
+    return result;
+  };
+  return { slowest: slowest.values().map(cost), heaviest: heaviest.values().map(cost) };
+}
+
+function saturateBig(value: bigint): bigint {
+  return value > U64_MAX ? U64_MAX : value;
+}
+
+interface Totals {
+  totals: ArrayLike<number | bigint>;
+  selfTimes: ArrayLike<number | bigint>;
+}
+
+/**
+ * Totals and self times in doubles, for the usual trace whose figures stay below 2^53 (exact there);
+ * undefined as soon as one does not, and the caller takes the bigint path.
+ */
+function numberTotals(
+  table: SpanTable,
+  structure: SpanTableStructure,
+  ops: SpanOpTotals,
+  byDepth: Int32Array,
+  union: boolean,
+): Totals | undefined {
+  if (table.hasBigValues || ops.hasBigValues) return undefined;
+  const { walk, offsets, children } = structure;
+  const rows = table.size;
+  const totals = new Float64Array(rows);
+  const selfTimes = new Float64Array(rows);
+  for (let index = rows - 1; index >= 0; index--) {
+    const row = byDepth[index] as number;
+    const cycle = walk[row] === IN_CYCLE;
+    const from = cycle ? 0 : (offsets[row] as number);
+    const to = cycle ? 0 : (offsets[row + 1] as number);
+    let total = table.durationNumber(row);
+    if (total === 0) {
+      total = Number(ops.ns(row));
+      for (let at = from; at < to; at++) total += totals[children[at] as number] as number;
+    }
+    let covered = 0;
+    if (union) {
+      covered = unionOfChildren(table, children, from, to, totals);
+    } else {
+      for (let at = from; at < to; at++) covered += totals[children[at] as number] as number;
+    }
+    if (total > Number.MAX_SAFE_INTEGER || covered > Number.MAX_SAFE_INTEGER) return undefined;
+    totals[row] = total;
+    selfTimes[row] = total > covered ? total - covered : 0;
+  }
+  return { totals, selfTimes };
+}
+
+/** Union length of the children's [start, start + total) intervals; sorts only when out of order. */
+function unionOfChildren(
+  table: SpanTable,
+  children: Int32Array,
+  from: number,
+  to: number,
+  totals: Float64Array,
+): number {
+  if (from === to) return 0;
+  let sorted = true;
+  for (let at = from + 1; at < to && sorted; at++) {
+    if (table.startNumber(children[at] as number) < table.startNumber(children[at - 1] as number))
+      sorted = false;
+  }
+  const order = sorted
+    ? children.subarray(from, to)
+    : children.slice(from, to).sort((left, right) => table.startNumber(left) - table.startNumber(right));
+  let covered = 0;
+  let currentStart = table.startNumber(order[0] as number);
+  let currentEnd = currentStart + (totals[order[0] as number] as number);
+  for (let index = 1; index < order.length; index++) {
+    const row = order[index] as number;
+    const start = table.startNumber(row);
+    const end = start + (totals[row] as number);
+    if (start > currentEnd) {
+      covered += currentEnd - currentStart;
+      currentStart = start;
+      currentEnd = end;
+    } else if (end > currentEnd) {
+      currentEnd = end;
+    }
+  }
+  return covered + (currentEnd - currentStart);
+}
+
+/** The exact path for traces with figures past 2^53 (rare): one bigint per span. */
+function bigintTotals(
+  table: SpanTable,
+  structure: SpanTableStructure,
+  ops: SpanOpTotals,
+  byDepth: Int32Array,
+  union: boolean,
+): Totals {
+  const { walk, offsets, children } = structure;
+  const rows = table.size;
+  const totals: bigint[] = new Array<bigint>(rows);
+  const selfTimes: bigint[] = new Array<bigint>(rows);
+  for (let index = rows - 1; index >= 0; index--) {
+    const row = byDepth[index] as number;
+    const cycle = walk[row] === IN_CYCLE;
+    const from = cycle ? 0 : (offsets[row] as number);
+    const to = cycle ? 0 : (offsets[row + 1] as number);
+    let total = BigInt(table.durationU64(row));
+    if (total === 0n) {
+      total = ops.ns(row);
+      for (let at = from; at < to; at++) total += totals[children[at] as number] as bigint;
+    }
+    totals[row] = total;
+    const covered = coveredByChildrenBig(table, children, from, to, totals, union);
+    selfTimes[row] = total > covered ? total - covered : 0n;
+  }
+  return { totals, selfTimes };
+}
+
+function coveredByChildrenBig(
+  table: SpanTable,
+  children: Int32Array,
+  from: number,
+  to: number,
+  totals: bigint[],
+  union: boolean,
+): bigint {
+  if (!union) {
+    let sum = 0n;
+    for (let at = from; at < to; at++) sum += totals[children[at] as number] as bigint;
+    return sum;
+  }
+  if (from === to) return 0n;
+  const intervals: [bigint, bigint][] = [];
+  for (let at = from; at < to; at++) {
+    const row = children[at] as number;
+    const start = BigInt(table.startU64(row));
+    intervals.push([start, start + (totals[row] as bigint)]);
+  }
+  intervals.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
+  let covered = 0n;
+  let [currentStart, currentEnd] = intervals[0] as [bigint, bigint];
+  for (let index = 1; index < intervals.length; index++) {
+    const [start, end] = intervals[index] as [bigint, bigint];
+    if (start > currentEnd) {
+      covered += currentEnd - currentStart;
+      currentStart = start;
+      currentEnd = end;
+    } else if (end > currentEnd) {
+      currentEnd = end;
+    }
+  }
+  return covered + (currentEnd - currentStart);
+}
+
+/** 1 for the measured spans and everything below them. */
+function measuredSubtree(table: SpanTable, offsets: Int32Array, children: Int32Array): Uint8Array {
+  const inside = new Uint8Array(table.size);
+  const stack: number[] = [];
+  for (let row = 0; row < table.size; row++) if (table.measured(row)) stack.push(row);
+  while (stack.length > 0) {
+    const row = stack.pop() as number;
+    if (inside[row] === 1) continue;
+    inside[row] = 1;
+    for (let at = offsets[row] as number; at < (offsets[row + 1] as number); at++)
+      stack.push(children[at] as number);
+  }
+  return inside;
+}
+
+/** Names from the topmost ancestor down to the span, joined with `/` (a cycle stops the walk). */
+function spanPath(table: SpanTable, row: number): string {
+  const chain: number[] = [];
+  const seen = new Set<number>();
+  let current = row;
+  while (current >= 0 && !seen.has(current)) {
+    seen.add(current);
+    chain.push(current);
+    current = table.parent(current);
+  }
+  let path = "";
+  for (let index = chain.length - 1; index >= 0; index--) {
+    const name = table.name(chain[index] as number);
+    path = path === "" ? name : `${path}/${name}`;
+  }
+  return path;
+}
