@@ -67,6 +67,7 @@ export interface SummaryView {
 }
 
 function limitedMemory(memory: MemoryAnalysis, limit: number): SummaryView["memory"] {
+  const { timeline: _timeline, ...memoryWithoutTimeline } = memory;
   return {
     ...memoryWithoutTimeline,
     peak_breakdown: memory.peak_breakdown.slice(0, limit),
@@ -163,6 +164,7 @@ export function summaryViewFromStream(
   stream: StreamSummary,
   evidence: SummaryEvidence,
   file: string,
+  limit: number,
 ): SummaryView {
   const rankings = stream.rankings;
   if (rankings === undefined) throw new Error("summaryViewFromStream: the stream was read without rankLimit");
