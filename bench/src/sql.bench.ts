@@ -21,7 +21,7 @@ import { u64ToBigInt } from "@cg/schema";
 import { exportParquet, openDataset } from "@cg/sql";
 import { writeFleet } from "../../packages/sql/test/fleet.js";
 import { report } from "./harness.js";
-import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
+import { sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 interface ChildFigures {
   seconds: number;
@@ -84,8 +84,10 @@ const { DuckDBInstance } = require(process.env.CG_SQL_BENCH_DUCKDB);
 })();`;
 
 async function ingest(dir: string): Promise<void> {
-  const trace = join(dir, "writer-shaped.jsonl");
-  const bytes = generateWriterShapedTrace(trace, Number(process.env.CG_SQL_BENCH_MIB ?? 1024) * 1024 ** 2);
+  // The run's shared trace of that size (generated once for every bench that needs it).
+  const { path: trace, bytes } = sharedWriterShapedTrace(
+    Number(process.env.CG_SQL_BENCH_MIB ?? 1024) * 1024 ** 2,
+  );
   const require = createRequire(import.meta.url);
   const sqlEntry = require.resolve("@cg/sql");
   const duckdbEntry = createRequire(sqlEntry).resolve("@duckdb/node-api");
