@@ -11,12 +11,14 @@
 // `decodeTraceLine` returns for the same text: same values, keys in line order (property-tested).
 //
 // The token readers, the string cache and the cursor are in canonical-cursor.ts.
+
 import {
   ascii,
   begin,
   closeLine,
   expect,
   isOk,
+  type Literal,
   optionalKey,
   peekByte,
   readBoolean,
@@ -27,6 +29,7 @@ import {
   readStrings,
   readU64,
 } from "./canonical-cursor.js";
+import { kindLiterals, memberLiterals } from "./canonical-key-literals.js";
 import {
   EXECUTION_STEPS,
   type ExecutionStep,
@@ -39,6 +42,7 @@ import {
   SPAN_KINDS,
   type SpanKind,
 } from "./enums.js";
+import { EVENT_LAYOUTS } from "./event-layouts.js";
 import type {
   DeviceMemoryEvent,
   EdgeEvent,
@@ -51,51 +55,18 @@ import type {
   TraceEvent,
 } from "./events.js";
 
-/** `,"key":` of every member after the first, as bytes. */
-const MEMBER = {
-  parent_id: ascii(',"parent_id":'),
-  name: ascii(',"name":'),
-  start_ns: ascii(',"start_ns":'),
-  span_kind: ascii(',"span_kind":'),
-  measured: ascii(',"measured":'),
-  step: ascii(',"step":'),
-  duration_ns: ascii(',"duration_ns":'),
-  op_name: ascii(',"op_name":'),
-  inputs: ascii(',"inputs":'),
-  output: ascii(',"output":'),
-  shape: ascii(',"shape":'),
-  dtype: ascii(',"dtype":'),
-  device: ascii(',"device":'),
-  timestamp_ns: ascii(',"timestamp_ns":'),
-  storage_bytes: ascii(',"storage_bytes":'),
-  input_storage_bytes: ascii(',"input_storage_bytes":'),
-  tensor_id: ascii(',"tensor_id":'),
-  requires_grad: ascii(',"requires_grad":'),
-  category: ascii(',"category":'),
-  span_id: ascii(',"span_id":'),
-  bytes: ascii(',"bytes":'),
-  action: ascii(',"action":'),
-  used_bytes: ascii(',"used_bytes":'),
-  free_bytes: ascii(',"free_bytes":'),
-  reserved_bytes: ascii(',"reserved_bytes":'),
-  root: ascii(',"root":'),
-  key: ascii(',"key":'),
-  state: ascii(',"state":'),
-  norm: ascii(',"norm":'),
-  to_span: ascii(',"to_span":'),
-} as const;
+type Layouts = typeof EVENT_LAYOUTS;
+type FieldKey = Layouts[keyof Layouts]["fields"][number]["key"];
 
-/** The rest of the prefix `{"kind":"<kind>","<first key>":` of each kind, after the first letter was matched. */
-const KIND = {
-  memory: ascii('memory","timestamp_ns":'),
-  op: ascii('op","span_id":'),
-  tensor: ascii('tensor","span_id":'),
-  span_end: ascii('span_end","id":'),
-  device_memory: ascii('device_memory","timestamp_ns":'),
-  gradient: ascii('gradient","event_id":'),
-  edge: ascii('edge","from_span":'),
-  span_start: ascii('span_start","id":'),
-} as const;
+function asLiterals(texts: Record<string, string>): Record<string, Literal> {
+  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, ascii(text)]));
+}
+
+/** `,"key":` of every member after the first, as bytes (from the layout table). */
+const MEMBER = asLiterals(memberLiterals(EVENT_LAYOUTS)) as Record<FieldKey, Literal>;
+
+/** The rest of the prefix `{"kind":"<kind>","<first key>":` of each kind, after `{"kind":"`. */
+const KIND = asLiterals(kindLiterals(EVENT_LAYOUTS)) as Record<keyof Layouts, Literal>;
 
 // One reader per kind, in the canonical key order of the encoders in encode-events.ts. The events
 // are built with their keys in line order, as JSON.parse would have created them, by one object

@@ -82,7 +82,7 @@ function optionalEnum<const K extends string, const V extends readonly string[]>
 
 /**
  * The wire layout of each event kind (spec §2.2–§2.10), keys in canonical order (spec §7.2).
- * Edit a row here, regenerate (`pnpm --filter @cg/schema generate`) and run the fixtures: that is
+ * Edit a row here, regenerate the JSON Schema (`pnpm --filter @cg/schema generate:json-schema`) and run the fixtures: that is
  * how a wire field is added, removed or moved.
  */
 export const EVENT_LAYOUTS = {

@@ -14,6 +14,7 @@ export {
   encodeTags,
   encodeTensorEvent,
   encodeTraceEvent,
+  encodeWithLayout,
 } from "./encode-events.js";
 export { formatCanonicalFloat } from "./encode-float.js";
 export { encodeJsonString } from "./encode-string.js";
@@ -37,3 +38,4 @@ export {
 export { SCHEMA, type SchemaVersion } from "./schema-version.js";
 export { isTraceWhiteSpace, trimTraceLine } from "./trim-trace-line.js";
 export * from "./u64.js";
+export { type EventOfLayout, type EventSchemaOf, zodSchemaOf } from "./zod-from-layout.js";
