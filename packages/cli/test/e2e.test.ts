@@ -134,6 +134,40 @@ describe("cg-trace (built binary)", () => {
     );
   });
 
+  it("shows the operator table in query, summary and compare", () => {
+    // The MLP demo's trace has several calls of the same kernels.
+    expect(cgTrace(["demo", "--model", "mlp", "--no-gpu", "--out", "ops-a"]).status).toBe(0);
+    expect(cgTrace(["demo", "--model", "mlp", "--no-gpu", "--out", "ops-b", "--steps", "3"]).status).toBe(0);
+    const trace = "ops-a/application.jsonl";
+    const json = JSON.parse(cgTrace(["query", trace, "--kind", "ops", "--json"]).stdout);
+    const rows = json.result.operators as Array<Record<string, number | string>>;
+    expect(json.result.schema).toBe("cg-trace/operators/1");
+    expect(rows.find((row) => row.op_name === "sgd_momentum")?.calls).toBe(4);
+    const totals = rows.map((row) => row.total_ns as number);
+    expect([...totals].sort((left, right) => right - left)).toEqual(totals);
+    expect(rows.reduce((sum, row) => sum + (row.calls as number), 0)).toBe(json.result.op_count);
+    for (const row of rows) {
+      expect(row.min_ns).toBeLessThanOrEqual(row.p50_ns as number);
+      expect(row.p50_ns).toBeLessThanOrEqual(row.p95_ns as number);
+      expect(row.p95_ns).toBeLessThanOrEqual(row.max_ns as number);
+    }
+    const text = cgTrace(["query", trace, "--kind", "ops", "--group-by", "shape"]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/Operators.*by op name and shape; percentiles exact/);
+    expect(text.stdout).toMatch(/\n {2}sgd_momentum +\[\d+(, \d+)*\] +\d+ /);
+    expect(cgTrace(["query", trace, "--kind", "ops", "--group-by", "colour"])).toMatchObject({ status: 2 });
+    const summary = cgTrace(["summary", trace, "--limit", "3"]);
+    expect(summary.stdout).toMatch(/Top operators by total time \(top 3 of \d+\)/);
+    const summaryJson = JSON.parse(cgTrace(["summary", trace, "--json", "--limit", "3"]).stdout);
+    expect(summaryJson.top_operators.operators).toEqual(rows.slice(0, 3));
+    const compare = JSON.parse(cgTrace(["compare", trace, "ops-b/application.jsonl", "--json"]).stdout);
+    const momentum = compare.operators.deltas.find(
+      (delta: { op_name: string }) => delta.op_name === "sgd_momentum",
+    );
+    expect(momentum).toMatchObject({ status: "both", baseline_calls: 4, candidate_calls: 4, calls_delta: 0 });
+    expect(cgTrace(["compare", trace, "ops-b/application.jsonl"]).stdout).toContain("Operator deltas");
+  });
+
   it("queries, compares and converts", () => {
     const query = cgTrace(["query", golden, "--kind", "memory", "--json"]);
     expect(JSON.parse(query.stdout).result).toMatchObject({ kind: "memory", summary: { peak_bytes: 4096 } });

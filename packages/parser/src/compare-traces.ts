@@ -1,8 +1,11 @@
 // Comparison of two traces (spec §16 "Comparison"): comparability rules, total and peak deltas,
 // span deltas by semantic path, gradient changes.
+
 import { analyzeMemory } from "@cg/memory";
 import { compareCodePoints, type GradientState, type U64, u64ToBigInt } from "@cg/schema";
 import { analyzeHealth, type HealthOptions } from "./health.js";
+import { compareOperators, type OperatorComparison } from "./operator-compare.js";
+import { operatorTable } from "./operator-stats.js";
 import { type SpanCost, spanCosts } from "./span-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { TraceDocument } from "./trace-document.js";
@@ -60,6 +63,8 @@ export interface Comparison {
   span_deltas: SpanDelta[];
   /** Only changed gradients, by key, at most 100. */
   gradient_changes: GradientChange[];
+  /** Per-operator deltas of calls, total and mean time, and operators that appeared or disappeared. */
+  operators: OperatorComparison;
 }
 
 export interface CompareOptions extends HealthOptions {
@@ -67,6 +72,8 @@ export interface CompareOptions extends HealthOptions {
   spanLimit?: number;
   /** Most gradient changes listed (default 100). */
   gradientLimit?: number;
+  /** Most operator deltas listed (default 50). */
+  operatorLimit?: number;
 }
 
 function signed(value: bigint): SignedInteger {
@@ -234,6 +241,11 @@ export function compareTraces(
     peak_delta_bytes: signed(peakDelta),
     span_deltas: spanDeltas,
     gradient_changes: gradientChanges,
+    operators: compareOperators(
+      operatorTable(baseline),
+      operatorTable(candidate),
+      options.operatorLimit ?? 50,
+    ),
   };
   const totalPercent = percent(totalDelta, baseTotal);
   if (totalPercent !== undefined) comparison.total_delta_percent = totalPercent;

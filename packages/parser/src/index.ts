@@ -19,6 +19,18 @@ export {
   type HealthSeverity,
 } from "./health.js";
 export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
+export { compareOperators, type OperatorComparison, type OperatorDelta } from "./operator-compare.js";
+export {
+  formatShape,
+  OPERATOR_GROUP_FIELDS,
+  OperatorAccumulator,
+  type OperatorGroupField,
+  type OperatorStats,
+  type OperatorTable,
+  type OperatorTableOptions,
+  operatorTable,
+  operatorTableOfEvents,
+} from "./operator-stats.js";
 export { parseTrace, parseTraceText } from "./parse-trace.js";
 export {
   type EfficiencyEntry,

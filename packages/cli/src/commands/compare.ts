@@ -55,6 +55,42 @@ function renderComparison(comparison: Comparison, style: Style): string {
       ),
     );
   }
+  const operators = comparison.operators;
+  if (operators.operator_count > 0) {
+    const changes = [
+      operators.appeared.length > 0 ? `appeared: ${operators.appeared.join(", ")}` : "",
+      operators.disappeared.length > 0 ? `disappeared: ${operators.disappeared.join(", ")}` : "",
+    ].filter((part) => part !== "");
+    out.push(
+      `\n${style.bold("Operator deltas")} (by op name, largest total change first${operators.deltas.length < operators.operator_count ? `, ${operators.deltas.length} of ${operators.operator_count}` : ""})\n`,
+    );
+    if (changes.length > 0) out.push(`  ${escapeControl(changes.join("; "))}\n`);
+    const duration = (value: number): string => formatSignedDuration(BigInt(Math.round(value)));
+    out.push(
+      renderTable(
+        [
+          { header: "op" },
+          { header: "calls", align: "right" },
+          { header: "Δ calls", align: "right" },
+          { header: "total", align: "right" },
+          { header: "Δ total", align: "right" },
+          { header: "%", align: "right" },
+          { header: "mean", align: "right" },
+          { header: "Δ mean", align: "right" },
+        ],
+        operators.deltas.map((delta) => [
+          delta.status === "both" ? delta.op_name : `${delta.op_name} (${delta.status})`,
+          `${delta.baseline_calls} → ${delta.candidate_calls}`,
+          `${delta.calls_delta > 0 ? "+" : ""}${delta.calls_delta}`,
+          `${formatDuration(Math.round(delta.baseline_total_ns))} → ${formatDuration(Math.round(delta.candidate_total_ns))}`,
+          duration(delta.total_delta_ns),
+          formatPercent(delta.total_delta_percent),
+          formatDuration(Math.round(delta.candidate_mean_ns)),
+          duration(delta.mean_delta_ns),
+        ]),
+      ),
+    );
+  }
   out.push(`\n${style.bold("Gradient changes")}: ${comparison.gradient_changes.length}\n`);
   if (comparison.gradient_changes.length > 0) {
     const side = (value: { state: string; norm?: number } | undefined) =>
@@ -77,7 +113,8 @@ function renderComparison(comparison: Comparison, style: Style): string {
 
 export const compareCommand: Command = {
   name: "compare",
-  summary: "compare two traces: comparability, total and per-path deltas, peak memory, gradient changes",
+  summary:
+    "compare two traces: comparability, total, per-path and per-operator deltas, peak memory, gradient changes",
   arguments: [
     { name: "baseline", description: "the reference trace (.jsonl)" },
     { name: "candidate", description: "the trace compared against it (.jsonl)" },

@@ -4,6 +4,7 @@ import type { Style } from "../format/style.js";
 import { renderFacts, renderTable } from "../format/table.js";
 import { formatBytes, formatBytesShort, formatDuration } from "../format/units.js";
 import { renderHealth } from "./render-health.js";
+import { renderOperators } from "./render-operators.js";
 import type { SummaryView } from "./summary-view.js";
 
 function formatNorm(norm: number | undefined): string {
@@ -84,6 +85,10 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
         ]),
       ),
     );
+  }
+
+  if (view.top_operators.operator_count > 0) {
+    out.push(`\n${renderOperators(view.top_operators, style, "Top operators by total time")}`);
   }
 
   const memory = view.memory;

@@ -7,6 +7,9 @@ import {
   type GradientState,
   type HealthReport,
   type MemoryAnalysis,
+  OperatorAccumulator,
+  type OperatorTable,
+  operatorTable,
   queryTrace,
   type RunMetadata,
   type SpanCost,
@@ -47,6 +50,8 @@ export interface SummaryView {
   measured_total_ns: U64;
   top_spans: SpanCost[];
   top_ops: ReturnType<typeof queryTrace<"slowest">>["slowest_ops"];
+  /** The operator table (per op name) by total time, the `limit` costliest operators. */
+  top_operators: OperatorTable;
   /** `peak_breakdown` holds the largest `limit` allocations live at the peak; the rest are counted. */
   memory: Omit<MemoryAnalysis, "timeline"> & {
     /** Allocations live at the peak, all of them (`peak_breakdown` lists the largest `limit`). */
@@ -84,8 +89,12 @@ export class SummaryEvidence {
   readonly #devices = new Map<string, DeviceMemoryView>();
   readonly #counts = emptyGradientCounts();
   readonly #facts: GradientView[] = [];
+  // The operator table: one row per op name and 8 bytes per op (for exact percentiles).
+  readonly #operators = new OperatorAccumulator();
+  readonly #openMeasured = new Set<string>();
 
   add = (event: TraceEvent): void => {
+    this.#operators.addEvent(event, this.#openMeasured);
     if (event.kind === "device_memory") this.#addSample(event);
     else if (event.kind === "gradient") {
       this.#counts[event.state] += 1;
@@ -94,6 +103,11 @@ export class SummaryEvidence {
       this.#facts.push(view);
     }
   };
+
+  /** The `limit` costliest operators by total time. */
+  operators(limit: number): OperatorTable {
+    return this.#operators.result({ limit });
+  }
 
   deviceMemory(): DeviceMemoryView[] {
     return [...this.#devices.values()].sort((left, right) => (left.device < right.device ? -1 : 1));
@@ -150,6 +164,7 @@ export function buildSummaryView(document: TraceDocument, file: string, limit = 
     measured_total_ns: summary.total_ns,
     top_spans: slowest.slowest_spans,
     top_ops: slowest.slowest_ops,
+    top_operators: operatorTable(document, { limit }),
     memory: limitedMemory(memory, limit),
     device_memory: evidence.deviceMemory(),
     gradients: evidence.gradients(),
@@ -177,6 +192,7 @@ export function summaryViewFromStream(
     measured_total_ns: stream.summary.total_ns,
     top_spans: rankings.slowest_spans,
     top_ops: rankings.slowest_ops,
+    top_operators: evidence.operators(limit),
     memory: limitedMemory(stream.memory, limit),
     device_memory: evidence.deviceMemory(),
     gradients: evidence.gradients(),

@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fixturesDir } from "@cg/tooling-vitest";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  compareOperators,
+  OPERATOR_GROUP_FIELDS,
+  operatorTable,
+  operatorTableOfEvents,
+  parseTrace,
+  parseTraceText,
+  readTraceEvents,
+} from "./index.js";
+
+const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+  fixtures: Array<{ file: string; expect: string }>;
+};
+const accepted = manifest.fixtures
+  .filter((entry) => entry.expect !== "parse_error")
+  .map((entry) => entry.file);
+
+const meta = readFileSync(join(fixturesDir, "valid/golden-train.jsonl"), "utf8").split("\n")[0]!;
+
+/** A trace with the given ops (durations in ns), all in span "forward" under the measured "step". */
+function traceWith(ops: Array<{ name: string; duration: number; shape?: number[]; dtype?: string }>) {
+  const total = ops.reduce((sum, op) => sum + op.duration, 0);
+  const lines = [
+    meta,
+    JSON.stringify({
+      kind: "span_start",
+      id: "s1",
+      name: "step",
+      start_ns: 0,
+      span_kind: "function",
+      measured: true,
+    }),
+    JSON.stringify({
+      kind: "span_start",
+      id: "s2",
+      parent_id: "s1",
+      name: "forward",
+      start_ns: 0,
+      span_kind: "function",
+      measured: false,
+    }),
+    ...ops.map((op, index) =>
+      JSON.stringify({
+        kind: "op",
+        span_id: "s2",
+        op_name: op.name,
+        inputs: [],
+        output: null,
+        shape: op.shape ?? [4],
+        dtype: op.dtype ?? "f32",
+        device: "cpu",
+        duration_ns: op.duration,
+        timestamp_ns: index,
+      }),
+    ),
+    JSON.stringify({ kind: "span_end", id: "s2", duration_ns: total }),
+    JSON.stringify({ kind: "span_end", id: "s1", duration_ns: total * 2 }),
+  ];
+  return parseTraceText(`${lines.join("\n")}\n`);
+}
+
+describe("operatorTable", () => {
+  it("gives calls, total, mean, min, max, exact percentiles, share and bytes per op name", async () => {
+    const durations = [5, 1, 4, 2, 3, 100, 6, 7, 8, 9];
+    const document = await traceWith([
+      ...durations.map((duration) => ({ name: "matmul", duration, shape: [2, 3] })),
+      { name: "relu", duration: 50, shape: [8], dtype: "f16" },
+    ]);
+    const table = operatorTable(document);
+    expect(table.operators.map((row) => row.op_name)).toEqual(["matmul", "relu"]);
+    const matmul = table.operators[0]!;
+    expect(matmul).toMatchObject({
+      calls: 10,
+      total_ns: 145,
+      mean_ns: 14.5,
+      min_ns: 1,
+      max_ns: 100,
+      p50_ns: 5, // nearest rank: the 5th of 10 sorted values
+      p95_ns: 100, // the 10th
+      output_bytes: 10 * 2 * 3 * 4,
+      shapes: ["[2, 3]"],
+      dtypes: ["f32"],
+    });
+    expect(matmul.share_of_measured).toBeCloseTo(145 / table.measured_total_ns, 12);
+    expect(table.operators[1]).toMatchObject({ calls: 1, output_bytes: 16, dtypes: ["f16"] });
+    expect(table.op_total_ns).toBe(195);
+  });
+
+  it("splits rows by shape, dtype, device or span path on request", async () => {
+    const document = await traceWith([
+      { name: "matmul", duration: 10, shape: [2, 3] },
+      { name: "matmul", duration: 20, shape: [4, 4] },
+      { name: "matmul", duration: 30, shape: [2, 3], dtype: "f16" },
+    ]);
+    expect(
+      operatorTable(document, { groupBy: ["shape"] }).operators.map((row) => [row.shape, row.calls]),
+    ).toEqual([
+      ["[2, 3]", 2],
+      ["[4, 4]", 1],
+    ]);
+    expect(operatorTable(document, { groupBy: ["shape", "dtype"] }).operators).toHaveLength(3);
+    const byPath = operatorTable(document, { groupBy: ["path"] }).operators;
+    expect(byPath.map((row) => row.path)).toEqual(["step/forward"]);
+    expect(byPath[0]!.share_of_measured).toBeCloseTo(60 / 120, 12);
+  });
+
+  it("matches naive percentiles for any durations", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 1, maxLength: 60 }),
+        async (durations) => {
+          const document = await traceWith(durations.map((duration) => ({ name: "op", duration })));
+          const [row] = operatorTable(document).operators;
+          const sorted = [...durations].sort((left, right) => left - right);
+          const rank = (fraction: number) => sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)];
+          expect(row).toMatchObject({
+            calls: durations.length,
+            p50_ns: rank(0.5),
+            p95_ns: rank(0.95),
+            min_ns: sorted[0],
+            max_ns: sorted[sorted.length - 1],
+            total_ns: durations.reduce((sum, value) => sum + value, 0),
+          });
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it.each(accepted)("streaming equals the document on %s, for every grouping", async (file) => {
+    const path = join(fixturesDir, file);
+    const document = await parseTrace(path);
+    for (const groupBy of [[], ...OPERATOR_GROUP_FIELDS.map((field) => [field])]) {
+      const streamed = await operatorTableOfEvents(
+        (async function* () {
+          for await (const record of readTraceEvents(path)) yield record.event;
+        })(),
+        { groupBy },
+      );
+      expect(streamed).toEqual(operatorTable(document, { groupBy }));
+    }
+  });
+});
+
+describe("compareOperators", () => {
+  it("gives per-operator deltas and the operators that appeared or disappeared", async () => {
+    const baseline = operatorTable(
+      await traceWith([
+        { name: "matmul", duration: 10 },
+        { name: "matmul", duration: 10 },
+        { name: "add", duration: 5 },
+      ]),
+    );
+    const candidate = operatorTable(
+      await traceWith([
+        { name: "matmul", duration: 30 },
+        { name: "fused_add_relu", duration: 4 },
+      ]),
+    );
+    const comparison = compareOperators(baseline, candidate);
+    expect(comparison.appeared).toEqual(["fused_add_relu"]);
+    expect(comparison.disappeared).toEqual(["add"]);
+    expect(comparison.deltas[0]).toMatchObject({
+      op_name: "matmul",
+      status: "both",
+      calls_delta: -1,
+      total_delta_ns: 10,
+      total_delta_percent: 50,
+      baseline_mean_ns: 10,
+      candidate_mean_ns: 30,
+      mean_delta_ns: 20,
+    });
+    expect(comparison.deltas.map((delta) => delta.op_name)).toEqual(["matmul", "add", "fused_add_relu"]);
+  });
+});

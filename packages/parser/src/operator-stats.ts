@@ -1,0 +1,288 @@
+// The per-operator table PyTorch users reach for first (`key_averages`): per op name, optionally
+// split by shape, dtype, device or span path, how often it ran and how long it took. Built from a
+// document or from a stream of events with the same accumulator, so both give the same result.
+import { resolveStorageBytes } from "@cg/memory";
+import type { OpEvent, SpanStartEvent, TraceEvent, U64 } from "@cg/schema";
+import type { TraceDocument } from "./trace-document.js";
+
+export const OPERATOR_GROUP_FIELDS = ["shape", "dtype", "device", "path"] as const;
+export type OperatorGroupField = (typeof OPERATOR_GROUP_FIELDS)[number];
+
+/** One row: one op name (and one value of each group-by field). Times in nanoseconds. */
+export interface OperatorStats {
+  op_name: string;
+  /** Present when grouped by shape: the output shape, e.g. "[32, 64]". */
+  shape?: string;
+  dtype?: string;
+  device?: string;
+  /** Present when grouped by path: the span path the op ran in, e.g. "train/step/forward". */
+  path?: string;
+  calls: number;
+  total_ns: number;
+  mean_ns: number;
+  min_ns: number;
+  max_ns: number;
+  /** Exact nearest-rank percentiles of the calls' durations. */
+  p50_ns: number;
+  p95_ns: number;
+  /** total_ns ÷ the trace's measured total (null when that total is 0). */
+  share_of_measured: number | null;
+  /** Sum of the calls' output storage bytes (spec §15.4) and of their input storage bytes. */
+  output_bytes: number;
+  input_bytes: number;
+  /** Distinct shapes, dtypes and devices of the calls (at most 8 each; `*_more` counts the rest). */
+  shapes: string[];
+  dtypes: string[];
+  devices: string[];
+  shapes_more: number;
+}
+
+export interface OperatorTable {
+  schema: "cg-trace/operators/1";
+  group_by: OperatorGroupField[];
+  /** Sum of the measured spans' durations: the denominator of `share_of_measured`. */
+  measured_total_ns: number;
+  /** Sum of every op's duration. */
+  op_total_ns: number;
+  op_count: number;
+  /** Rows (operators) before `limit`. */
+  operator_count: number;
+  /** "exact": percentiles from every duration (8 bytes per op are kept while aggregating). */
+  percentiles: "exact (nearest rank)";
+  /** By total time, descending; ties by op name. */
+  operators: OperatorStats[];
+}
+
+export interface OperatorTableOptions {
+  groupBy?: readonly OperatorGroupField[];
+  /** Rows kept, the costliest first (default: all). */
+  limit?: number;
+}
+
+const DISTINCT_KEPT = 8;
+
+const toNumber = (value: U64): number => (typeof value === "bigint" ? Number(value) : value);
+
+/** `[32, 64]` for a shape; `[]` for a scalar. */
+export function formatShape(shape: readonly U64[]): string {
+  return `[${shape.map((dimension) => String(dimension)).join(", ")}]`;
+}
+
+class Group {
+  calls = 0;
+  total = 0;
+  min = Number.POSITIVE_INFINITY;
+  max = 0;
+  outputBytes = 0;
+  inputBytes = 0;
+  durations = new Float64Array(16);
+  readonly shapes = new Set<string>();
+  shapesMore = 0;
+  readonly dtypes = new Set<string>();
+  readonly devices = new Set<string>();
+
+  constructor(
+    readonly fields: Omit<
+      OperatorStats,
+      | "calls"
+      | "total_ns"
+      | "mean_ns"
+      | "min_ns"
+      | "max_ns"
+      | "p50_ns"
+      | "p95_ns"
+      | "share_of_measured"
+      | "output_bytes"
+      | "input_bytes"
+      | "shapes"
+      | "dtypes"
+      | "devices"
+      | "shapes_more"
+    >,
+  ) {}
+
+  add(
+    duration: number,
+    shape: string,
+    dtype: string,
+    device: string,
+    outputBytes: number,
+    inputBytes: number,
+  ): void {
+    if (this.calls === this.durations.length) {
+      const grown = new Float64Array(this.durations.length * 2);
+      grown.set(this.durations);
+      this.durations = grown;
+    }
+    this.durations[this.calls] = duration;
+    this.calls += 1;
+    this.total += duration;
+    if (duration < this.min) this.min = duration;
+    if (duration > this.max) this.max = duration;
+    this.outputBytes += outputBytes;
+    this.inputBytes += inputBytes;
+    if (this.shapes.has(shape)) {
+      // already counted
+    } else if (this.shapes.size < DISTINCT_KEPT) this.shapes.add(shape);
+    else this.shapesMore += 1;
+    if (this.dtypes.size < DISTINCT_KEPT) this.dtypes.add(dtype);
+    if (this.devices.size < DISTINCT_KEPT) this.devices.add(device);
+  }
+
+  stats(measuredTotal: number): OperatorStats {
+    const sorted = this.durations.subarray(0, this.calls).sort();
+    const rank = (fraction: number): number => sorted[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0;
+    return {
+      ...this.fields,
+      calls: this.calls,
+      total_ns: this.total,
+      mean_ns: this.calls === 0 ? 0 : this.total / this.calls,
+      min_ns: this.calls === 0 ? 0 : this.min,
+      max_ns: this.max,
+      p50_ns: rank(0.5),
+      p95_ns: rank(0.95),
+      share_of_measured: measuredTotal > 0 ? this.total / measuredTotal : null,
+      output_bytes: this.outputBytes,
+      input_bytes: this.inputBytes,
+      shapes: [...this.shapes],
+      dtypes: [...this.dtypes],
+      devices: [...this.devices],
+      shapes_more: this.shapesMore,
+    };
+  }
+}
+
+/**
+ * Aggregates ops one at a time (from a document or a stream). Holds one row per operator, 8 bytes
+ * per op for exact percentiles, and, when grouping by path, each span's name and parent.
+ */
+export class OperatorAccumulator {
+  readonly #groupBy: readonly OperatorGroupField[];
+  readonly #groups = new Map<string, Group>();
+  readonly #spans = new Map<string, { name: string; parent: string | undefined }>();
+  readonly #paths = new Map<string, string>();
+  #measuredTotal = 0;
+  #opTotal = 0;
+  #opCount = 0;
+
+  constructor(groupBy: readonly OperatorGroupField[] = []) {
+    this.#groupBy = OPERATOR_GROUP_FIELDS.filter((field) => groupBy.includes(field));
+  }
+
+  /** A span's name and parent (needed only to group by path). */
+  addSpan(span: Pick<SpanStartEvent, "id" | "name" | "parent_id">): void {
+    if (this.#groupBy.includes("path")) this.#spans.set(span.id, { name: span.name, parent: span.parent_id });
+  }
+
+  /** Adds a measured span's duration to the denominator of `share_of_measured`. */
+  addMeasuredDuration(durationNs: U64): void {
+    this.#measuredTotal += toNumber(durationNs);
+  }
+
+  addOp(
+    op: Pick<
+      OpEvent,
+      | "op_name"
+      | "span_id"
+      | "shape"
+      | "dtype"
+      | "device"
+      | "duration_ns"
+      | "storage_bytes"
+      | "input_storage_bytes"
+    >,
+  ): void {
+    const shape = formatShape(op.shape);
+    const fields: Group["fields"] = { op_name: op.op_name };
+    let key = op.op_name;
+    for (const field of this.#groupBy) {
+      const value = field === "shape" ? shape : field === "path" ? this.#pathOf(op.span_id) : op[field];
+      fields[field] = value;
+      key += `\u0000${value}`;
+    }
+    let group = this.#groups.get(key);
+    if (group === undefined) {
+      group = new Group(fields);
+      this.#groups.set(key, group);
+    }
+    const duration = toNumber(op.duration_ns);
+    const output = toNumber(resolveStorageBytes(op.storage_bytes, op.shape, op.dtype));
+    group.add(duration, shape, op.dtype, op.device, output, toNumber(op.input_storage_bytes ?? 0));
+    this.#opTotal += duration;
+    this.#opCount += 1;
+  }
+
+  /** Adds any trace event: span starts (for paths), measured span ends and ops. */
+  addEvent(event: TraceEvent, measuredSpans: Set<string>): void {
+    if (event.kind === "span_start") {
+      this.addSpan(event);
+      if (event.measured) measuredSpans.add(event.id);
+    } else if (event.kind === "span_end") {
+      if (measuredSpans.delete(event.id)) this.addMeasuredDuration(event.duration_ns);
+    } else if (event.kind === "op") {
+      this.addOp(event);
+    }
+  }
+
+  #pathOf(spanId: string): string {
+    const cached = this.#paths.get(spanId);
+    if (cached !== undefined) return cached;
+    const names: string[] = [];
+    const seen = new Set<string>();
+    for (let id: string | undefined = spanId; id !== undefined && !seen.has(id); ) {
+      seen.add(id);
+      const span = this.#spans.get(id);
+      if (span === undefined) {
+        names.push(id);
+        break;
+      }
+      names.push(span.name);
+      id = span.parent;
+    }
+    const path = names.reverse().join("/");
+    this.#paths.set(spanId, path);
+    return path;
+  }
+
+  result(options: { limit?: number } = {}): OperatorTable {
+    const rows: OperatorStats[] = [];
+    for (const group of this.#groups.values()) rows.push(group.stats(this.#measuredTotal));
+    rows.sort((left, right) => right.total_ns - left.total_ns || compareText(left.op_name, right.op_name));
+    return {
+      schema: "cg-trace/operators/1",
+      group_by: [...this.#groupBy],
+      measured_total_ns: this.#measuredTotal,
+      op_total_ns: this.#opTotal,
+      op_count: this.#opCount,
+      operator_count: rows.length,
+      percentiles: "exact (nearest rank)",
+      operators: options.limit === undefined ? rows : rows.slice(0, options.limit),
+    };
+  }
+}
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** The operator table of a parsed trace. */
+export function operatorTable(document: TraceDocument, options: OperatorTableOptions = {}): OperatorTable {
+  const accumulator = new OperatorAccumulator(options.groupBy);
+  for (const span of document.spans) {
+    accumulator.addSpan(span);
+    if (span.measured) accumulator.addMeasuredDuration(span.duration_ns);
+  }
+  for (const op of document.ops) accumulator.addOp(op);
+  return accumulator.result(options.limit === undefined ? {} : { limit: options.limit });
+}
+
+/** The operator table of a stream of events (bounded memory: no document is built). */
+export async function operatorTableOfEvents(
+  events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
+  options: OperatorTableOptions = {},
+): Promise<OperatorTable> {
+  const accumulator = new OperatorAccumulator(options.groupBy);
+  const measuredSpans = new Set<string>();
+  for await (const event of events) accumulator.addEvent(event, measuredSpans);
+  return accumulator.result(options.limit === undefined ? {} : { limit: options.limit });
+}
