@@ -19,7 +19,12 @@ export {
   type HealthSeverity,
 } from "./health.js";
 export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
-export { compareOperators, type OperatorComparison, type OperatorDelta } from "./operator-compare.js";
+export {
+  compareOperators,
+  type OperatorComparison,
+  type OperatorDelta,
+  type SignedCount,
+} from "./operator-compare.js";
 export {
   formatShape,
   OPERATOR_GROUP_FIELDS,

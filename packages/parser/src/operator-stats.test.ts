@@ -77,7 +77,7 @@ describe("operatorTable", () => {
     expect(matmul).toMatchObject({
       calls: 10,
       total_ns: 145,
-      mean_ns: 14.5,
+      mean_ns: 14, // 145 / 10, rounded down
       min_ns: 1,
       max_ns: 100,
       p50_ns: 5, // nearest rank: the 5th of 10 sorted values
@@ -86,7 +86,7 @@ describe("operatorTable", () => {
       shapes: ["[2, 3]"],
       dtypes: ["f32"],
     });
-    expect(matmul.share_of_measured).toBeCloseTo(145 / table.measured_total_ns, 12);
+    expect(matmul.share_of_measured).toBeCloseTo(145 / Number(table.measured_total_ns), 12);
     expect(table.operators[1]).toMatchObject({ calls: 1, output_bytes: 16, dtypes: ["f16"] });
     expect(table.op_total_ns).toBe(195);
   });
@@ -176,5 +176,29 @@ describe("compareOperators", () => {
       mean_delta_ns: 20,
     });
     expect(comparison.deltas.map((delta) => delta.op_name)).toEqual(["matmul", "add", "fused_add_relu"]);
+  });
+});
+
+describe("operatorTable beyond 2^53", () => {
+  it("keeps u64 durations exact", async () => {
+    const huge = 2n ** 64n - 1n;
+    const lines = readFileSync(join(fixturesDir, "valid/golden-train.jsonl"), "utf8").split("\n")[0]!;
+    const text = [
+      lines,
+      '{"kind":"span_start","id":"s1","name":"step","start_ns":0,"span_kind":"function","measured":true}',
+      `{"kind":"op","span_id":"s1","op_name":"slow","inputs":[],"output":null,"shape":[1],"dtype":"f32","device":"cpu","duration_ns":${huge},"timestamp_ns":0}`,
+      '{"kind":"op","span_id":"s1","op_name":"slow","inputs":[],"output":null,"shape":[1],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":1}',
+      '{"kind":"span_end","id":"s1","duration_ns":5}',
+      "",
+    ].join("\n");
+    const [row] = operatorTable(await parseTraceText(text)).operators;
+    expect(row).toMatchObject({
+      calls: 2,
+      total_ns: huge + 1n,
+      max_ns: huge,
+      min_ns: 1,
+      p95_ns: huge,
+      mean_ns: (huge + 1n) / 2n,
+    });
   });
 });

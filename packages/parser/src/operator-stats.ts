@@ -18,18 +18,19 @@ export interface OperatorStats {
   /** Present when grouped by path: the span path the op ran in, e.g. "train/step/forward". */
   path?: string;
   calls: number;
-  total_ns: number;
-  mean_ns: number;
-  min_ns: number;
-  max_ns: number;
+  total_ns: U64;
+  /** total_ns ÷ calls, rounded down to whole nanoseconds. */
+  mean_ns: U64;
+  min_ns: U64;
+  max_ns: U64;
   /** Exact nearest-rank percentiles of the calls' durations. */
-  p50_ns: number;
-  p95_ns: number;
+  p50_ns: U64;
+  p95_ns: U64;
   /** total_ns ÷ the trace's measured total (null when that total is 0). */
   share_of_measured: number | null;
   /** Sum of the calls' output storage bytes (spec §15.4) and of their input storage bytes. */
-  output_bytes: number;
-  input_bytes: number;
+  output_bytes: U64;
+  input_bytes: U64;
   /** Distinct shapes, dtypes and devices of the calls (at most 8 each; `*_more` counts the rest). */
   shapes: string[];
   dtypes: string[];
@@ -41,13 +42,13 @@ export interface OperatorTable {
   schema: "cg-trace/operators/1";
   group_by: OperatorGroupField[];
   /** Sum of the measured spans' durations: the denominator of `share_of_measured`. */
-  measured_total_ns: number;
+  measured_total_ns: U64;
   /** Sum of every op's duration. */
-  op_total_ns: number;
+  op_total_ns: U64;
   op_count: number;
   /** Rows (operators) before `limit`. */
   operator_count: number;
-  /** "exact": percentiles from every duration (8 bytes per op are kept while aggregating). */
+  /** Percentiles from every call's duration (8 bytes per op are kept while aggregating). */
   percentiles: "exact (nearest rank)";
   /** By total time, descending; ties by op name. */
   operators: OperatorStats[];
@@ -61,7 +62,10 @@ export interface OperatorTableOptions {
 
 const DISTINCT_KEPT = 8;
 
-const toNumber = (value: U64): number => (typeof value === "bigint" ? Number(value) : value);
+// Exact u64 arithmetic throughout (durations and bytes may exceed 2^53); results are numbers
+// again whenever they fit, as everywhere else in the parser's output.
+const toBig = (value: U64): bigint => (typeof value === "bigint" ? value : BigInt(value));
+const toU64 = (value: bigint): U64 => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value);
 
 /** `[32, 64]` for a shape; `[]` for a scalar. */
 export function formatShape(shape: readonly U64[]): string {
@@ -70,12 +74,12 @@ export function formatShape(shape: readonly U64[]): string {
 
 class Group {
   calls = 0;
-  total = 0;
-  min = Number.POSITIVE_INFINITY;
-  max = 0;
-  outputBytes = 0;
-  inputBytes = 0;
-  durations = new Float64Array(16);
+  total = 0n;
+  min = 0n;
+  max = 0n;
+  outputBytes = 0n;
+  inputBytes = 0n;
+  durations = new BigUint64Array(16);
   readonly shapes = new Set<string>();
   shapesMore = 0;
   readonly dtypes = new Set<string>();
@@ -102,22 +106,22 @@ class Group {
   ) {}
 
   add(
-    duration: number,
+    duration: bigint,
     shape: string,
     dtype: string,
     device: string,
-    outputBytes: number,
-    inputBytes: number,
+    outputBytes: bigint,
+    inputBytes: bigint,
   ): void {
     if (this.calls === this.durations.length) {
-      const grown = new Float64Array(this.durations.length * 2);
+      const grown = new BigUint64Array(this.durations.length * 2);
       grown.set(this.durations);
       this.durations = grown;
     }
     this.durations[this.calls] = duration;
+    if (this.calls === 0 || duration < this.min) this.min = duration;
     this.calls += 1;
     this.total += duration;
-    if (duration < this.min) this.min = duration;
     if (duration > this.max) this.max = duration;
     this.outputBytes += outputBytes;
     this.inputBytes += inputBytes;
@@ -129,21 +133,22 @@ class Group {
     if (this.devices.size < DISTINCT_KEPT) this.devices.add(device);
   }
 
-  stats(measuredTotal: number): OperatorStats {
+  stats(measuredTotal: bigint): OperatorStats {
     const sorted = this.durations.subarray(0, this.calls).sort();
-    const rank = (fraction: number): number => sorted[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0;
+    const rank = (fraction: number): U64 =>
+      toU64(sorted[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0n);
     return {
       ...this.fields,
       calls: this.calls,
-      total_ns: this.total,
-      mean_ns: this.calls === 0 ? 0 : this.total / this.calls,
-      min_ns: this.calls === 0 ? 0 : this.min,
-      max_ns: this.max,
+      total_ns: toU64(this.total),
+      mean_ns: toU64(this.calls === 0 ? 0n : this.total / BigInt(this.calls)),
+      min_ns: toU64(this.min),
+      max_ns: toU64(this.max),
       p50_ns: rank(0.5),
       p95_ns: rank(0.95),
-      share_of_measured: measuredTotal > 0 ? this.total / measuredTotal : null,
-      output_bytes: this.outputBytes,
-      input_bytes: this.inputBytes,
+      share_of_measured: measuredTotal > 0n ? Number(this.total) / Number(measuredTotal) : null,
+      output_bytes: toU64(this.outputBytes),
+      input_bytes: toU64(this.inputBytes),
       shapes: [...this.shapes],
       dtypes: [...this.dtypes],
       devices: [...this.devices],
@@ -161,8 +166,8 @@ export class OperatorAccumulator {
   readonly #groups = new Map<string, Group>();
   readonly #spans = new Map<string, { name: string; parent: string | undefined }>();
   readonly #paths = new Map<string, string>();
-  #measuredTotal = 0;
-  #opTotal = 0;
+  #measuredTotal = 0n;
+  #opTotal = 0n;
   #opCount = 0;
 
   constructor(groupBy: readonly OperatorGroupField[] = []) {
@@ -176,7 +181,7 @@ export class OperatorAccumulator {
 
   /** Adds a measured span's duration to the denominator of `share_of_measured`. */
   addMeasuredDuration(durationNs: U64): void {
-    this.#measuredTotal += toNumber(durationNs);
+    this.#measuredTotal += toBig(durationNs);
   }
 
   addOp(
@@ -205,9 +210,9 @@ export class OperatorAccumulator {
       group = new Group(fields);
       this.#groups.set(key, group);
     }
-    const duration = toNumber(op.duration_ns);
-    const output = toNumber(resolveStorageBytes(op.storage_bytes, op.shape, op.dtype));
-    group.add(duration, shape, op.dtype, op.device, output, toNumber(op.input_storage_bytes ?? 0));
+    const duration = toBig(op.duration_ns);
+    const output = toBig(resolveStorageBytes(op.storage_bytes, op.shape, op.dtype));
+    group.add(duration, shape, op.dtype, op.device, output, toBig(op.input_storage_bytes ?? 0));
     this.#opTotal += duration;
     this.#opCount += 1;
   }
@@ -247,18 +252,25 @@ export class OperatorAccumulator {
   result(options: { limit?: number } = {}): OperatorTable {
     const rows: OperatorStats[] = [];
     for (const group of this.#groups.values()) rows.push(group.stats(this.#measuredTotal));
-    rows.sort((left, right) => right.total_ns - left.total_ns || compareText(left.op_name, right.op_name));
+    rows.sort(
+      (left, right) =>
+        compareBig(toBig(right.total_ns), toBig(left.total_ns)) || compareText(left.op_name, right.op_name),
+    );
     return {
       schema: "cg-trace/operators/1",
       group_by: [...this.#groupBy],
-      measured_total_ns: this.#measuredTotal,
-      op_total_ns: this.#opTotal,
+      measured_total_ns: toU64(this.#measuredTotal),
+      op_total_ns: toU64(this.#opTotal),
       op_count: this.#opCount,
       operator_count: rows.length,
       percentiles: "exact (nearest rank)",
       operators: options.limit === undefined ? rows : rows.slice(0, options.limit),
     };
   }
+}
+
+function compareBig(left: bigint, right: bigint): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 function compareText(left: string, right: string): number {

@@ -65,7 +65,7 @@ function renderComparison(comparison: Comparison, style: Style): string {
       `\n${style.bold("Operator deltas")} (by op name, largest total change first${operators.deltas.length < operators.operator_count ? `, ${operators.deltas.length} of ${operators.operator_count}` : ""})\n`,
     );
     if (changes.length > 0) out.push(`  ${escapeControl(changes.join("; "))}\n`);
-    const duration = (value: number): string => formatSignedDuration(BigInt(Math.round(value)));
+    const duration = (value: number | bigint): string => formatSignedDuration(BigInt(value));
     out.push(
       renderTable(
         [
@@ -82,10 +82,10 @@ function renderComparison(comparison: Comparison, style: Style): string {
           delta.status === "both" ? delta.op_name : `${delta.op_name} (${delta.status})`,
           `${delta.baseline_calls} → ${delta.candidate_calls}`,
           `${delta.calls_delta > 0 ? "+" : ""}${delta.calls_delta}`,
-          `${formatDuration(Math.round(delta.baseline_total_ns))} → ${formatDuration(Math.round(delta.candidate_total_ns))}`,
+          `${formatDuration(delta.baseline_total_ns)} → ${formatDuration(delta.candidate_total_ns)}`,
           duration(delta.total_delta_ns),
           formatPercent(delta.total_delta_percent),
-          formatDuration(Math.round(delta.candidate_mean_ns)),
+          formatDuration(delta.candidate_mean_ns),
           duration(delta.mean_delta_ns),
         ]),
       ),

@@ -1,9 +1,9 @@
-import type { OperatorTable } from "@cg/trace";
+import type { OperatorTable, U64 } from "@cg/trace";
 import type { Style } from "../format/style.js";
 import { renderTable } from "../format/table.js";
 import { formatBytesShort, formatDuration } from "../format/units.js";
 
-const duration = (nanoseconds: number): string => formatDuration(Math.round(nanoseconds));
+const duration = (nanoseconds: U64): string => formatDuration(nanoseconds);
 
 /** The operator table: one row per operator (and group), costliest first. */
 export function renderOperators(table: OperatorTable, style: Style, heading: string): string {
