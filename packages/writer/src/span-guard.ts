@@ -11,8 +11,10 @@ export interface SpanOwner {
 
 /** A span opened by a session. Create through the session's `begin*` methods or `span`. */
 export class SpanGuard implements SpanHandle {
-  readonly id: string;
-  readonly parentId: string | undefined;
+  /** @internal the N of the id `sN` */
+  readonly serial: number;
+  /** @internal the parent's serial; 0 for the root, which has none */
+  readonly parentSerial: number;
   readonly step: ExecutionStep | undefined;
   /** @internal the owning session */
   readonly owner: SpanOwner;
@@ -24,23 +26,36 @@ export class SpanGuard implements SpanHandle {
   readonly contextual: boolean;
   /** @internal */
   isEnded = false;
+  // The id text is built on first request only: most spans are written by serial number alone.
+  #id: string | undefined;
 
   constructor(
     owner: SpanOwner,
-    id: string,
-    parentId: string | undefined,
+    serial: number,
+    parentSerial: number,
     step: ExecutionStep | undefined,
     startReading: number,
     context: SpanGuard | undefined,
     contextual: boolean,
   ) {
     this.owner = owner;
-    this.id = id;
-    this.parentId = parentId;
+    this.serial = serial;
+    this.parentSerial = parentSerial;
     this.step = step;
     this.startReading = startReading;
     this.context = context;
     this.contextual = contextual;
+  }
+
+  /** The span id as written on the wire (`s2`, `s3`, ...). */
+  get id(): string {
+    if (this.#id === undefined) this.#id = "s" + this.serial;
+    return this.#id;
+  }
+
+  /** The parent span's id; undefined for the root. */
+  get parentId(): string | undefined {
+    return this.parentSerial === 0 ? undefined : "s" + this.parentSerial;
   }
 
   get ended(): boolean {

@@ -1,13 +1,11 @@
 import { MonotonicClock, newRunId, utcTimestamp } from "@cg/clock";
 import {
-  EXECUTION_STEPS,
   type ExecutionStep,
   encodeGradientEvent,
   encodeMetaEvent,
   GRADIENT_STATES,
   type GradientState,
   type MemoryAction,
-  SPAN_KINDS,
   type SpanKind,
   type U64,
 } from "@cg/schema";
@@ -23,13 +21,13 @@ import { putMemoryLine } from "./serialize/memory-line-bytes.js";
 import { opLine } from "./serialize/op-line.js";
 import { putOpLine } from "./serialize/op-line-bytes.js";
 import { putSpanEndLine, putSpanStartLine } from "./serialize/span-line-bytes.js";
+import { SpanNameCache, spanStartTail, spanStartTailFragment } from "./serialize/span-line-pieces.js";
 import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
 import { tensorLine } from "./serialize/tensor-line.js";
 import { putTensorLine } from "./serialize/tensor-line-bytes.js";
 import { createSyncSpanContext, type SpanContextStore } from "./span-context.js";
 import { SpanGuard, type SpanOwner } from "./span-guard.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";
-import { SpanNameCache } from "./span-name-cache.js";
 import type { SpanOptions, TraceRecorder } from "./trace-recorder.js";
 import { TraceSessionError } from "./trace-session-error.js";
 import type { CaptureClock, TraceSessionOptions } from "./trace-session-options.js";
@@ -94,14 +92,16 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     const nameJson = jsonString(run.entrypoint, "entrypoint");
     try {
       sink.append(encodeMetaEvent(metaEvent(run, jsonStringChecked(this.runId, "runId"), timestamp)) + "\n");
-      sink.append(spanStartLine("s1", undefined, nameJson, 0, '"function"', false, undefined));
+      sink.append(
+        spanStartLine("s1", undefined, nameJson, 0, spanStartTail(FUNCTION_KIND_JSON, false, undefined)),
+      );
     } catch (error) {
       throw TraceWriteError.fromCause("writing the trace header to", sink.location, error);
     }
     const clock = options.clock ?? new MonotonicClock();
     this.#clock = clock;
     this.#now = () => clock.now();
-    this.#root = new SpanGuard(this, "s1", undefined, undefined, 0, undefined, true);
+    this.#root = new SpanGuard(this, 1, 0, undefined, 0, undefined, true);
   }
 
   /** A session that keeps the trace in memory; read it with `session.sink.text()` / `.lines()`. */
@@ -231,24 +231,23 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   }
 
   #begin(
-    name: string,
-    kindValue: SpanKind,
+    nameText: string,
+    kind: SpanKind,
     measured: boolean,
     step: ExecutionStep | undefined,
     contextual: boolean,
   ): SpanGuard {
     this.#assertOpen();
-    const nameJson = this.#names.json(name);
-    const kindJson = kindValue === "function" ? FUNCTION_KIND_JSON : enumText(kindValue, SPAN_KINDS, "kind");
-    const stepJson = step === undefined ? undefined : enumText(step, EXECUTION_STEPS, "step");
+    const name = this.#names.get(nameText);
+    const tail = spanStartTailFragment(kind, measured, step);
     const startReading = this.#clock.now();
     const context = this.#activeContexts === 0 ? undefined : this.#context.get();
     const parent = this.#currentIn(context);
-    const id = "s" + ++this.#spanCounter;
+    const serial = ++this.#spanCounter;
     const guard = new SpanGuard(
       this,
-      id,
-      parent.id,
+      serial,
+      parent.serial,
       step,
       startReading,
       contextual ? undefined : context,
@@ -260,11 +259,9 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     const at = out.start();
     if (
       at < 0 ||
-      !out.commit(
-        putSpanStartLine(out.target, at, id, parent.id, nameJson, startReading, kindJson, measured, stepJson),
-      )
+      !out.commit(putSpanStartLine(out.target, at, serial, parent.serial, name, startReading, tail))
     ) {
-      out.text(spanStartLine(id, parent.id, nameJson, startReading, kindJson, measured, stepJson));
+      out.text(spanStartLine(guard.id, parent.id, name.json, startReading, tail.text));
     }
     return guard;
   }
@@ -283,7 +280,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     const durationNs = duration > 0 ? duration : 0;
     const out = this.#out;
     const at = out.start();
-    if (at < 0 || !out.commit(putSpanEndLine(out.target, at, span.id, durationNs))) {
+    if (at < 0 || !out.commit(putSpanEndLine(out.target, at, span.serial, durationNs))) {
       out.text(spanEndLine(span.id, durationNs));
     }
   }

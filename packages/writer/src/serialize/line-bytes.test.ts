@@ -24,6 +24,10 @@ import { putMemoryLine } from "./memory-line-bytes.js";
 import { opLine } from "./op-line.js";
 import { putOpLine } from "./op-line-bytes.js";
 import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
+import { SpanNameCache, spanStartTailFragment } from "./span-line-pieces.js";
+
+const names = new SpanNameCache();
+
 import { tensorLine } from "./tensor-line.js";
 import { putTensorLine } from "./tensor-line-bytes.js";
 
@@ -225,13 +229,11 @@ describe("putSpanStartLine / putSpanEndLine", () => {
           const end = putSpanStartLine(
             on(bytes),
             offset,
-            `s${id}`,
-            `s${parent}`,
-            encodeJsonString(name),
+            id,
+            parent,
+            names.get(name),
             start,
-            `"${kind}"`,
-            measured,
-            step === undefined ? undefined : `"${step}"`,
+            spanStartTailFragment(kind, measured, step),
           );
           expect(bytes.subarray(0, offset).every((byte) => byte === FILL)).toBe(true);
           if (end >= 0) {
@@ -251,7 +253,7 @@ describe("putSpanStartLine / putSpanEndLine", () => {
               /^[\x20-\x7e]*$/.test(encodeJsonString(name)) && Number.isSafeInteger(start) && start >= 0,
             ).toBe(false);
           }
-          const endEnd = putSpanEndLine(on(bytes), offset, `s${id}`, start);
+          const endEnd = putSpanEndLine(on(bytes), offset, id, start);
           if (Number.isSafeInteger(start) && start >= 0) {
             expect(bytes.toString("latin1", offset, endEnd)).toBe(
               `${encodeSpanEndEvent({ kind: "span_end", id: `s${id}`, duration_ns: start })}\n`,
@@ -266,8 +268,16 @@ describe("putSpanStartLine / putSpanEndLine", () => {
 
   it("escaped names with only ASCII escapes still take the fast path", () => {
     const bytes = freshBuffer();
-    const name = encodeJsonString('say "hi"\n\u0001');
-    const end = putSpanStartLine(on(bytes), 0, "s2", "s1", name, 5, '"module"', true, '"forward"');
+    const name = names.get('say "hi"\n\u0001');
+    const end = putSpanStartLine(
+      on(bytes),
+      0,
+      2,
+      1,
+      name,
+      5,
+      spanStartTailFragment("module", true, "forward"),
+    );
     expect(bytes.toString("latin1", 0, end)).toBe(
       `${encodeSpanStartEvent({ kind: "span_start", id: "s2", parent_id: "s1", name: 'say "hi"\n\u0001', start_ns: 5, span_kind: "module", measured: true, step: "forward" })}\n`,
     );

@@ -33,7 +33,10 @@ export class Fragment {
   readonly words: Int32Array;
   readonly tail: Uint8Array;
   readonly length: number;
+  /** The fragment as text, for the string path. */
+  readonly text: string;
   constructor(text: string) {
+    this.text = text;
     const length = text.length;
     const count = length >> 2;
     this.words = new Int32Array(count);

@@ -19,6 +19,7 @@ import { describe, expect, it } from "vitest";
 import { deviceMemoryLine } from "./device-memory-line.js";
 import { memoryLine } from "./memory-line.js";
 import { opLine } from "./op-line.js";
+import { spanStartTail } from "./span-line-pieces.js";
 import { spanEndLine, spanStartLine } from "./span-lines.js";
 import { tensorLine } from "./tensor-line.js";
 
@@ -175,9 +176,7 @@ describe("hot-path serializers equal the schema encoders", () => {
             parentId,
             encodeJsonString(name),
             start,
-            `"${kind}"`,
-            measured,
-            step === undefined ? undefined : `"${step}"`,
+            spanStartTail(`"${kind}"`, measured, step === undefined ? undefined : `"${step}"`),
           );
           const event = {
             kind: "span_start" as const,

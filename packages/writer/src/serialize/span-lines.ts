@@ -3,15 +3,16 @@ import { integerDigits } from "./integer-digits.js";
 // span_start / span_end lines (spec §2.3, §2.4, key order §7.2). Ids are `s<N>` and never need
 // escaping; names are escaped by the caller once per span.
 
-/** `{"kind":"span_start",...}` + LF. `parentId` undefined only for the root. */
+/**
+ * `{"kind":"span_start",...}` + LF. `parentId` undefined only for the root; `tail` the text after
+ * the start time (`spanStartTail`).
+ */
 export function spanStartLine(
   id: string,
   parentId: string | undefined,
   nameJson: string,
   startNs: number,
-  spanKindJson: string,
-  measured: boolean,
-  stepJson: string | undefined,
+  tail: string,
 ): string {
   return (
     '{"kind":"span_start","id":"' +
@@ -20,10 +21,7 @@ export function spanStartLine(
     nameJson +
     ',"start_ns":' +
     integerDigits(startNs) +
-    ',"span_kind":' +
-    spanKindJson +
-    (measured ? ',"measured":true' : ',"measured":false') +
-    (stepJson === undefined ? "}\n" : ',"step":' + stepJson + "}\n")
+    tail
   );
 }
 

@@ -12,6 +12,7 @@ import { putMemoryLine } from "./memory-line-bytes.js";
 import { opLine } from "./op-line.js";
 import { putOpLine } from "./op-line-bytes.js";
 import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
+import { SpanNameCache, spanStartTail, spanStartTailFragment } from "./span-line-pieces.js";
 import { spanEndLine, spanStartLine } from "./span-lines.js";
 import { tensorLine } from "./tensor-line.js";
 import { putTensorLine } from "./tensor-line-bytes.js";
@@ -39,7 +40,14 @@ const op = {
   storageBytes: 24,
   inputStorageBytes: 8,
 };
-const tensor = { tensorId: "y", shape: [2], dtype: "f32", device: "cpu", requiresGrad: true, storageBytes: 8 };
+const tensor = {
+  tensorId: "y",
+  shape: [2],
+  dtype: "f32",
+  device: "cpu",
+  requiresGrad: true,
+  storageBytes: 8,
+};
 const memory = {
   tensorId: "y",
   opName: "matmul",
@@ -54,15 +62,28 @@ const memory = {
 /** Each kind's lines with every field the writer can write, from both serializers. */
 const lines: Record<string, { string: string; bytes: string }> = {
   span_start: {
-    string: spanStartLine("s2", "s1", '"layer"', 4, '"function"', true, '"forward"'),
-    bytes: bytesOf((target) => putSpanStartLine(target, 0, "s2", "s1", '"layer"', 4, '"function"', true, '"forward"')),
+    string: spanStartLine("s2", "s1", '"layer"', 4, spanStartTail('"function"', true, '"forward"')),
+    bytes: bytesOf((target) =>
+      putSpanStartLine(
+        target,
+        0,
+        2,
+        1,
+        new SpanNameCache().get("layer"),
+        4,
+        spanStartTailFragment("function", true, "forward"),
+      ),
+    ),
   },
-  span_end: { string: spanEndLine("s2", 6), bytes: bytesOf((target) => putSpanEndLine(target, 0, "s2", 6)) },
+  span_end: { string: spanEndLine("s2", 6), bytes: bytesOf((target) => putSpanEndLine(target, 0, 2, 6)) },
   op: {
     string: opLine('"s2"', op, now),
     bytes: bytesOf((target) => putOpLine(target, 0, "s2", op, false, now)),
   },
-  tensor: { string: tensorLine('"s2"', tensor), bytes: bytesOf((target) => putTensorLine(target, 0, "s2", tensor)) },
+  tensor: {
+    string: tensorLine('"s2"', tensor),
+    bytes: bytesOf((target) => putTensorLine(target, 0, "s2", tensor)),
+  },
   memory: {
     string: memoryLine('"s2"', memory, "alloc", now),
     bytes: bytesOf((target) => putMemoryLine(target, 0, "s2", memory, "alloc", now)),
