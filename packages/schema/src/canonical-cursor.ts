@@ -1,4 +1,4 @@
-// The token layer of tier 0 (decode-canonical.ts): a cursor over the UTF-8 bytes of one line and
+// The token layer of the canonical-bytes tier (decode-canonical-bytes.ts): a cursor over the UTF-8 bytes of one line and
 // readers for the pieces of a canonical line — key literals compared a word at a time, strings
 // scanned a word at a time and interned, plain integers, booleans, floats, lists — with JSON white
 // space between tokens looked for only where the expected byte was not found.

@@ -3,7 +3,7 @@
 // the reference, whose JSON library reads about 15 % of such values 1–2 ulp off.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeCanonicalLine } from "./decode-canonical.js";
+import { decodeCanonicalLine } from "./decode-canonical-bytes.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeGradientEvent } from "./encode-events.js";
 import { formatCanonicalFloat } from "./encode-float.js";

@@ -6,9 +6,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { physicalLines } from "../test/fixtures.js";
-import { decodeCanonicalLine } from "./decode-canonical.js";
-import { decodeFast } from "./decode-fast.js";
-import { decodeExact, decodeOptimistic, decodeTraceLine } from "./decode-trace-line.js";
+import { decodeAnyJson } from "./decode-any-json.js";
+import { decodeCanonicalLine } from "./decode-canonical-bytes.js";
+import { decodeCompactText } from "./decode-compact-text.js";
+import { decodePlainCompactText } from "./decode-plain-compact-text.js";
+import { decodeTraceLine } from "./decode-trace-line.js";
 import { EVENT_LAYOUTS } from "./event-layouts.js";
 import { TraceEvent } from "./events.js";
 import { trimTraceLine } from "./trim-trace-line.js";
@@ -79,10 +81,10 @@ describe("a repeated unknown key is ignored (spec §2.1)", () => {
           const expected = decoded(original);
           // decodeTraceLine (every tier behind it), and the exact tier on its own.
           expect(decoded(line)).toEqual(expected);
-          expect(decodeExact(line, JSON.parse(line), kind)).toEqual(expected);
+          expect(decodeAnyJson(line, JSON.parse(line), kind)).toEqual(expected);
           // The proof-based tiers cannot prove such a line and hand it on; they never accept it.
-          expect(decodeFast(line, JSON.parse(line), kind)).toBeUndefined();
-          expect(decodeOptimistic(line, JSON.parse(line), kind)).toBeUndefined();
+          expect(decodePlainCompactText(line, JSON.parse(line), kind)).toBeUndefined();
+          expect(decodeCompactText(line, JSON.parse(line), kind)).toBeUndefined();
           // The canonical byte reader hands it on too (unknown keys are not canonical).
           expect(decodeCanonicalLine(encoder.encode(line))).toBeUndefined();
           // zod over JSON.parse sees the last value only and accepts the line.

@@ -2,8 +2,10 @@
 // (valid and mutated), decodeTraceLine(JSON) accepts exactly when zod accepts, with equal output.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeFast } from "./decode-fast.js";
-import { decodeExact, decodeOptimistic, decodeTraceLine } from "./decode-trace-line.js";
+import { decodeAnyJson } from "./decode-any-json.js";
+import { decodeCompactText } from "./decode-compact-text.js";
+import { decodePlainCompactText } from "./decode-plain-compact-text.js";
+import { decodeTraceLine } from "./decode-trace-line.js";
 import { TraceEvent } from "./events.js";
 
 type Shape = Record<string, fc.Arbitrary<unknown>>;
@@ -202,43 +204,43 @@ describe("decodeTraceLine agrees with the zod schemas", () => {
   /** The exact path's event, or undefined where it rejects the line. */
   function exactOrUndefined(line: string, kind: string): unknown {
     try {
-      return decodeExact(line, JSON.parse(line), kind);
+      return decodeAnyJson(line, JSON.parse(line), kind);
     } catch {
       return undefined;
     }
   }
 
-  it("takes the optimistic path only where the exact path gives the same event", () => {
-    let optimistic = 0;
+  it("takes the compact-text tier only where the any-JSON tier gives the same event", () => {
+    let accepted = 0;
     fc.assert(
       fc.property(lineCase, ({ line, compact, spaced, kind }) => {
         const exact = exactOrUndefined(line, kind);
-        const fast = decodeOptimistic(line, JSON.parse(line), kind);
+        const fast = decodeCompactText(line, JSON.parse(line), kind);
         if (fast === undefined) return;
-        optimistic++;
+        accepted++;
         expect(spaced && line !== compact).toBe(false);
         expect(fast).toEqual(exact);
       }),
       { numRuns: 2000 },
     );
-    expect(optimistic).toBeGreaterThan(100);
+    expect(accepted).toBeGreaterThan(100);
   });
 
-  it("takes the fast tier only where the optimistic and exact paths give the same event", () => {
+  it("takes the plain compact-text tier only where the compact-text and any-JSON tiers give the same event", () => {
     let fastCount = 0;
     fc.assert(
       fc.property(lineCase, ({ line, compact, spaced, kind }) => {
         const exact = exactOrUndefined(line, kind);
-        const fast = decodeFast(line, JSON.parse(line), kind);
+        const fast = decodePlainCompactText(line, JSON.parse(line), kind);
         if (fast === undefined) return;
         fastCount++;
         expect(spaced && line !== compact).toBe(false);
         expect(fast).toEqual(exact);
         expect(Object.keys(fast).sort()).toEqual(Object.keys(exact as object).sort());
-        // The very object the optimistic tier would return, keys in the same order.
-        const optimistic = decodeOptimistic(line, JSON.parse(line), kind);
-        expect(optimistic).toEqual(fast);
-        expect(Object.keys(optimistic as object)).toEqual(Object.keys(fast));
+        // The very object the compact-text tier would return, keys in the same order.
+        const viaCompactText = decodeCompactText(line, JSON.parse(line), kind);
+        expect(viaCompactText).toEqual(fast);
+        expect(Object.keys(viaCompactText as object)).toEqual(Object.keys(fast));
       }),
       { numRuns: 2000 },
     );

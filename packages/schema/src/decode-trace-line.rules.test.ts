@@ -1,5 +1,5 @@
 // Table-driven tests of each line rule of spec §2–§6 and §8.2, the Appendix B sample lines, and
-// a property that the optimistic path never accepts what the exact path rejects.
+// a property that the compact-text tier never accepts what the any-JSON tier rejects.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeTraceLine } from "./decode-trace-line.js";
@@ -346,7 +346,7 @@ describe("trimTraceLine (spec §4.2)", () => {
   });
 });
 
-describe("optimistic path soundness", () => {
+describe("compact-text tier soundness", () => {
   /** Pads `line` with spaces after `{` until it is exactly as long as its compact re-serialization. */
   function padToCompactLength(line: string, compact: string): string {
     const missing = compact.length - line.length;

@@ -3,8 +3,8 @@
 // literal facts of the line scan for u64 values (§5), and throws a LineFailure when it must.
 //
 // They also account for the compact JSON length of every key and value they accept (`length`).
-// The optimistic path of the decoder compares that with the raw line's length: see
-// decode-trace-line.ts for why equality proves the line needed no literal-level checks.
+// The compact-text tier (decode-compact-text.ts) compares that with the raw line's length: see
+// decode-compact-text.ts for why equality proves the line needed no literal-level checks.
 import { LineFailure } from "./line-decode-error.js";
 import { findFact, type MapValueFailure, type NumberFact } from "./line-scan.js";
 import { normalizeU64, type U64, U64_MAX } from "./u64.js";
@@ -26,9 +26,9 @@ export interface DecodeContext {
   exponentPossible: boolean;
   /** A `null` was read as absent (the parsed object then still has the key). */
   sawNull: boolean;
-  /** The raw line, only on the optimistic path. */
+  /** The raw line, only in the compact-text tier. */
   line: string | undefined;
-  /** Cached result of the optimistic path's length proof. */
+  /** Cached result of the compact-text tier's length proof. */
   proven: boolean | undefined;
   /** The first non-string value of a string map found by the line scan (null: none, or no scan). */
   mapFailure: MapValueFailure | null;
@@ -243,9 +243,9 @@ export function u64Value(
 }
 
 /**
- * Compact length of an accepted u64 (bigints only occur on the exact path, where length is
+ * Compact length of an accepted u64 (bigints only occur in the any-JSON tier, where length is
  * unused). An exponent literal is never shorter than the digits unless the value ends in two
- * zeros (`12e2` = 1200): only then must the optimistic path look for exponents.
+ * zeros (`12e2` = 1200): only then must the compact-text tier look for exponents.
  */
 function u64Length(value: U64, context: DecodeContext): number {
   if (typeof value !== "number") return 0;

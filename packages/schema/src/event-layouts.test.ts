@@ -8,8 +8,9 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { buildTraceJsonSchema } from "../scripts/trace-json-schema.js";
 import { kindLiterals, memberLiterals } from "./canonical-key-literals.js";
-import { decodeCanonicalLine } from "./decode-canonical.js";
-import { decodeExact, decodeTraceLine } from "./decode-trace-line.js";
+import { decodeAnyJson } from "./decode-any-json.js";
+import { decodeCanonicalLine } from "./decode-canonical-bytes.js";
+import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeTraceEvent, encodeWithLayout } from "./encode-events.js";
 import {
   EVENT_LAYOUTS,
@@ -149,7 +150,7 @@ function decodeBoth(line: string, kind: string) {
   const result = decodeTraceLine(line);
   let exact: unknown;
   try {
-    exact = decodeExact(line, JSON.parse(line), kind);
+    exact = decodeAnyJson(line, JSON.parse(line), kind);
   } catch (error) {
     exact = error;
   }

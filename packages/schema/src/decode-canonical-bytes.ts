@@ -1,4 +1,4 @@
-// Tier 0 of line decoding: a reader for lines in canonical form (spec §7: the reference's key
+// The canonical-bytes tier of line decoding: a reader for lines in canonical form (spec §7: the reference's key
 // order, plain literals), which is what candle-graph and @cg/writer write. It reads the UTF-8 bytes
 // directly — no text decoding, no JSON.parse, no intermediate object — and accepts only the
 // canonical grammar of each non-meta kind, ASCII only: every byte is checked, so an accepted line

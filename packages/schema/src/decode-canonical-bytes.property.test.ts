@@ -1,10 +1,10 @@
-// Tier 0 (decodeCanonicalLine / readCanonicalLine) against the JSON.parse tiers: for every line it
+// The canonical-bytes tier (decodeCanonicalLine / readCanonicalLine) against the JSON.parse tiers: for every line it
 // accepts, decodeTraceLine gives the same event (same keys in the same order, same values); it
 // accepts every canonical line of the subset it covers; and no mutation of a line makes it accept
 // something decodeTraceLine rejects or decodes differently.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical.js";
+import { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeTraceEvent } from "./encode-events.js";
 import type { TraceEvent } from "./events.js";
@@ -12,7 +12,7 @@ import { trimTraceLine } from "./trim-trace-line.js";
 
 const encoder = new TextEncoder();
 
-/** Printable ASCII other than `"` and `\`: the strings tier 0 reads itself. */
+/** Printable ASCII other than `"` and `\`: the strings the canonical-bytes tier reads itself. */
 const plainText = fc.string({
   unit: fc
     .integer({ min: 0x20, max: 0x7f })
@@ -30,7 +30,7 @@ const anyText = fc.oneof(
     arbitrary: fc.constantFrom('say "hi"', "back\\slash", "tab\there", "line\nfeed", "é", "😀", "\u007f"),
   },
 );
-/** u64 values up to 15 digits: plain numbers tier 0 reads itself. */
+/** u64 values up to 15 digits: plain numbers the canonical-bytes tier reads itself. */
 const plainU64 = fc.oneof(
   { weight: 5, arbitrary: fc.nat({ max: 1_000_000 }) },
   { weight: 2, arbitrary: fc.constantFrom(0, 1, 10, 100, 999_999_999_999_999) },
@@ -47,7 +47,7 @@ const finiteNorm = fc.oneof(
 );
 const categories = fc.constantFrom("parameter", "activation", "gradient", "optimizer", "other");
 
-/** Every non-meta event; `text` and `u64` choose how far outside tier 0's subset values may go. */
+/** Every non-meta event; `text` and `u64` choose how far outside the canonical-bytes tier's subset values may go. */
 function events(text: fc.Arbitrary<string>, u64: fc.Arbitrary<number | bigint>, norm: fc.Arbitrary<number>) {
   const shape = fc.array(u64, { maxLength: 6 });
   const optional = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
@@ -138,7 +138,7 @@ const anyEvent = events(
 );
 
 /**
- * Asserts tier 0's event is decodeTraceLine's, with its keys in line order. (The order of the text
+ * Asserts the canonical-bytes tier's event is decodeTraceLine's, with its keys in line order. (The order of the text
  * tiers depends on the tier: line order when the parsed object is reused, schema order when the
  * exact tier builds a fresh one; key order is not part of the contract.)
  */

@@ -1,12 +1,12 @@
-// The first tier of `decodeTraceLine`: one straight-line, never-throwing validator per event kind
-// for the lines writers actually produce. It accepts only a subset of what the optimistic tier
-// (decodeOptimistic in decode-trace-line.ts) accepts and returns the very same event for it: every
+// The plain compact-text tier of `decodeTraceLine`: one straight-line, never-throwing validator per
+// event kind for the lines writers actually produce. It accepts only a subset of what the
+// compact-text tier (decodeCompactText) accepts and returns the very same event for it: every
 // known key has its plain type (no `null` anywhere; strings, booleans, enum spellings, safe
 // non-negative integers, finite numbers for `norm`), and the same length proof holds — the compact
 // length of the accepted keys and values equals the line's length and no accepted number could hide
 // an exponent literal. Anything else (a `null`, a wrong type, a missing key, an unknown key, a
 // `meta` line, any literal-level doubt) returns `undefined` and the line goes through the
-// optimistic and exact tiers, which produce the result and its error message.
+// compact-text and any-JSON tiers, which produce the result and its error message.
 //
 // Each reader returns the compact length of `"key":value,` for an accepted value, 0 for an absent
 // optional key and NaN for anything the tier does not accept: NaN survives every addition, so one
@@ -107,7 +107,7 @@ function optionalFloatMember(value: unknown, key: string): number {
 }
 
 /**
- * The length proof of the optimistic tier: `{"kind":"<kind>",` and `}` around the members, minus
+ * The length proof of the compact-text tier: `{"kind":"<kind>",` and `}` around the members, minus
  * the comma after the last one, is the whole line, and no accepted number could hide an exponent.
  */
 function proven(line: string, kind: string, members: number): boolean {
@@ -220,11 +220,15 @@ function fastEdge(line: string, record: JsonRecord): EdgeEvent | undefined {
 }
 
 /**
- * The fast tier: the final event when `line` (whose JSON.parse result is `record`, with
+ * The plain compact-text tier: the final event when `line` (whose JSON.parse result is `record`, with
  * `record.kind === kind`) is a plain compact line of a non-meta kind, else `undefined` (nothing
  * mutated). Never throws.
  */
-export function decodeFast(line: string, record: JsonRecord, kind: string): TraceEvent | undefined {
+export function decodePlainCompactText(
+  line: string,
+  record: JsonRecord,
+  kind: string,
+): TraceEvent | undefined {
   exponentPossible = false;
   // Most frequent kinds first.
   switch (kind) {
