@@ -3,6 +3,7 @@ import { compareCommand } from "./commands/compare.js";
 import { convertCommand } from "./commands/convert.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
+import { importCommand } from "./commands/import.js";
 import { queryCommand } from "./commands/query.js";
 import { sqlCommand } from "./commands/sql.js";
 import { summaryCommand } from "./commands/summary.js";
@@ -17,6 +18,7 @@ export const commands: readonly Command[] = [
   queryCommand,
   compareCommand,
   convertCommand,
+  importCommand,
   viewCommand,
   sqlCommand,
   exportCommand,

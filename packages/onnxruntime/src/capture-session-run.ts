@@ -147,7 +147,7 @@ export async function writeCapture(
     tensors: [...tensorCheckpoints(run.feeds, device), ...tensorCheckpoints(run.outputs, device)],
   });
   return {
-    ...finishTrace(trace, options.out),
+    ...finishTrace(trace),
     summary,
     profile,
     profilePath: options.keepProfile === true ? profilePath : undefined,

@@ -11,8 +11,10 @@ import { ReplayClock } from "./replay-clock.js";
 import { finishTrace, openTrace } from "./trace-output.js";
 
 export interface ImportOrtProfileOptions {
-  /** Where the trace goes; absent: returned as `traceText`. */
+  /** Where the trace goes; absent: returned as `traceText` (or handed to `write`). */
   out?: string | undefined;
+  /** Receives the trace's lines instead of a file (a stream, standard output). */
+  write?: ((text: string) => void) | undefined;
   /** One-based run of the profile; default the last. */
   run?: number | undefined;
   /** The optimized model the session saved (`optimizedModelFilePath`): tensor names, parameters, model inputs and outputs. */
@@ -50,7 +52,7 @@ export async function importOrtProfile(
     .tag("ort_profile_runs", String(profile.runCount));
   const clock = new ReplayClock();
   clock.at(0);
-  const trace = openTrace(options.out, run, clock);
+  const trace = openTrace(options.out, run, clock, options.write);
   const summary = emitOrtRun({
     trace,
     clock,
@@ -61,7 +63,7 @@ export async function importOrtProfile(
   });
   clock.at(summary.measuredEndNs);
   return {
-    ...finishTrace(trace, options.out),
+    ...finishTrace(trace),
     summary,
     profile,
   };

@@ -14,6 +14,11 @@ export {
   type ProfilableSession,
 } from "./capture-session-run.js";
 export { branchResidualModel, mlpModel } from "./demo-models.js";
+export {
+  type OnnxruntimeDemoOptions,
+  type OnnxruntimeDemoResult,
+  runOnnxruntimeDemo,
+} from "./demo-workload.js";
 export { deviceForProvider } from "./device-label.js";
 export { traceDtype, traceDtypeOfTensorProto } from "./dtype-label.js";
 export type { EmissionSummary, TensorCheckpoint } from "./emit-ort-run.js";

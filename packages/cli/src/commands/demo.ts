@@ -11,6 +11,7 @@ import { buildSummaryView } from "../views/summary-view.js";
 const MODEL_DESCRIPTIONS: Record<DemoModelKind, string> = {
   tfjs: "the TensorFlow.js model (dense 32 → 64 → 64 → 8, Adam)",
   mlp: "the TypeScript MLP (64 → 128 → 8, SGD)",
+  onnx: "the ONNX text encoder on onnxruntime-node (inference)",
 };
 
 export const demoCommand: Command = {
@@ -18,7 +19,7 @@ export const demoCommand: Command = {
   summary: "train a small TensorFlow.js model, capture one step, print its summary, write Perfetto JSON",
   arguments: [],
   options: {
-    model: { type: "string", valueName: "M", description: "tfjs or mlp (default tfjs)" },
+    model: { type: "string", valueName: "M", description: "tfjs, mlp or onnx (default tfjs)" },
     out: {
       type: "string",
       valueName: "DIR",
@@ -45,6 +46,12 @@ Models (--model):
   mlp   a two-layer perceptron written in TypeScript (64 → 128 ReLU → 8, softmax cross-entropy,
         SGD with momentum) over typed arrays, every allocation freed; device-memory checkpoints
         are the process's RSS as device "cpu", plus NVIDIA GPUs through NVML when present.
+  onnx  inference, not training: a small ONNX text encoder (token embeddings, attention mask,
+        dense 32 → 32 tanh with a residual) run by onnxruntime-node on the CPU and profiled
+        through @cg/onnxruntime. The first steps - 1 runs are warm-ups, the last run is
+        captured: model_run, the node-name scopes as module spans, one op per executed node,
+        the arena's figures as device-memory checkpoints, parameter and activation allocations
+        (ONNX Runtime shows no frees, so health warns retained_allocations; still trusted).
 
 Writes:
   <dir>/application.jsonl     the candle-graph/trace/6 trace
@@ -60,7 +67,11 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     const userOut = stringOption(args, "out") ?? "cg-trace-out";
     // Fail before training, not after it, when the folder cannot be written.
     prepareOutputDirectory(outDir, userOut);
-    context.stderr(`training ${MODEL_DESCRIPTIONS[model]} for ${steps} steps, capturing step ${steps}…\n`);
+    context.stderr(
+      model === "onnx"
+        ? `running ${MODEL_DESCRIPTIONS[model]}: ${steps - 1} warm-up run(s), one more with the profiler on, then the captured run…\n`
+        : `training ${MODEL_DESCRIPTIONS[model]} for ${steps} steps, capturing step ${steps}…\n`,
+    );
     let result: Awaited<ReturnType<typeof runDemo>>;
     try {
       result = await runDemo({
@@ -76,18 +87,20 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     const style = createStyle(context.color);
     const tracePath = relative(context.cwd, result.tracePath);
     context.stdout(`${renderSummary(buildSummaryView(result.document, tracePath), style)}\n`);
-    const losses = result.losses.map((loss) => loss.toFixed(4)).join(" → ");
+    const losses = result.losses.length === 0 ? "" : result.losses.map((loss) => loss.toFixed(4)).join(" → ");
     const { gpuDevices, gpuUnavailableReason } = result.deviceMemory;
     const gpuNote =
       gpuDevices.length > 0
         ? `GPU memory sampled through NVML: ${gpuDevices.join(", ")}`
         : `no GPU memory sampled (${gpuUnavailableReason ?? "no NVIDIA GPU"})`;
     const memoryNote =
-      model === "tfjs"
-        ? `${gpuNote}\ndevice "cpu" is tf.memory().numBytes, the bytes held by live tfjs tensors`
-        : gpuDevices.length > 0
-          ? gpuNote
-          : `${gpuNote}; device "cpu" is the process's memory`;
+      model === "onnx"
+        ? `device "cpu" is ONNX Runtime's CPU arena: the bytes in use and the bytes it holds`
+        : model === "tfjs"
+          ? `${gpuNote}\ndevice "cpu" is tf.memory().numBytes, the bytes held by live tfjs tensors`
+          : gpuDevices.length > 0
+            ? gpuNote
+            : `${gpuNote}; device "cpu" is the process's memory`;
     const files = [
       `  trace:    ${tracePath}`,
       `  perfetto: ${relative(context.cwd, result.perfettoPath)}  (open at https://ui.perfetto.dev)`,
@@ -95,7 +108,7 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
     if (result.reportPath !== undefined)
       files.push(`  report:   ${relative(context.cwd, result.reportPath)}`);
     context.stdout(
-      `${style.bold("Demo")} (${model}): loss per step ${losses}\n${memoryNote}\n${style.bold("Files")} in ${shown}:\n${files.join("\n")}\n`,
+      `${style.bold("Demo")} (${model}): ${losses === "" ? "one inference captured" : `loss per step ${losses}`}\n${memoryNote}\n${style.bold("Files")} in ${shown}:\n${files.join("\n")}\n`,
     );
     return ExitCode.Ok;
   },

@@ -16,9 +16,12 @@ import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
 import { DeviceMemoryCheckpoints, type DeviceMemoryStatus } from "./device-memory-checkpoints.js";
 import { DEFAULT_MLP_CONFIG, MlpTrainer } from "./mlp-trainer.js";
 
-/** The demo workloads: a real TensorFlow.js model through `@cg/tfjs`, or the pure-TypeScript MLP. */
-export type DemoModelKind = "tfjs" | "mlp";
-export const DEMO_MODELS: readonly DemoModelKind[] = ["tfjs", "mlp"];
+/**
+ * The demo workloads: a real TensorFlow.js model through `@cg/tfjs`, the pure-TypeScript MLP, or
+ * a real ONNX Runtime inference through `@cg/onnxruntime`.
+ */
+export type DemoModelKind = "tfjs" | "mlp" | "onnx";
+export const DEMO_MODELS: readonly DemoModelKind[] = ["tfjs", "mlp", "onnx"];
 
 export interface DemoOptions {
   outDir: string;
@@ -147,6 +150,23 @@ async function captureTfjs(
   return { losses, deviceMemory: deviceMemory.status };
 }
 
+/**
+ * A real ONNX Runtime inference (onnxruntime-node, CPU): the small text encoder, `steps - 1`
+ * warm-up runs, the last run captured. Loaded on demand, like TensorFlow.js. An inference has no
+ * loss, so none is reported; the allocator's figures are the device-memory checkpoints.
+ */
+async function captureOnnx(path: string, steps: number): Promise<Captured> {
+  const { runOnnxruntimeDemo } = await import("@cg/onnxruntime");
+  await runOnnxruntimeDemo({ outPath: path, warmup: steps - 1 });
+  return {
+    losses: [],
+    deviceMemory: {
+      gpuDevices: [],
+      gpuUnavailableReason: "the ONNX demo runs on the CPU execution provider",
+    },
+  };
+}
+
 /** Records a GPU checkpoint into `session` now and again right before its `finish()`. */
 function withGpuCheckpoints(session: TraceSession, deviceMemory: DeviceMemoryCheckpoints): TraceSession {
   deviceMemory.recordGpus(session);
@@ -175,7 +195,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     captured =
       model === "tfjs"
         ? await captureTfjs(temporaryTrace, steps, captureStep, options.gpu ?? true)
-        : captureMlp(temporaryTrace, steps, captureStep, options.gpu ?? true);
+        : model === "onnx"
+          ? await captureOnnx(temporaryTrace, steps)
+          : captureMlp(temporaryTrace, steps, captureStep, options.gpu ?? true);
     renameSync(temporaryTrace, tracePath);
   } catch (error) {
     rmSync(temporaryTrace, { force: true });
