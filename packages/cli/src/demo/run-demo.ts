@@ -156,6 +156,20 @@ async function captureTfjs(
  * loss, so none is reported; the allocator's figures are the device-memory checkpoints.
  */
 async function captureOnnx(path: string, steps: number): Promise<Captured> {
+  // onnxruntime-node is an optional peer dependency, like TensorFlow.js: say how to get it.
+  try {
+    await import("onnxruntime-node");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
+    throw new CliError({
+      message:
+        "the onnx demo needs onnxruntime-node, which is not installed: run " +
+        "`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node` beside @cg/cli (the variable skips its optional GPU download)",
+      exitCode: ExitCode.Usage,
+      cause: error,
+    });
+  }
   const { runOnnxruntimeDemo } = await import("@cg/onnxruntime");
   await runOnnxruntimeDemo({ outPath: path, warmup: steps - 1 });
   return {
