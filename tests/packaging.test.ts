@@ -32,14 +32,27 @@ beforeAll(() => {
 
   projectDir = mkdtempSync(join(tmpdir(), "cg-consumer-"));
   writeFileSync(join(projectDir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
-  const peers = new Set<string>();
+  // A peer that every package marks optional (onnxruntime-node) is loaded lazily: the packages must
+  // load without it, so it is not installed. One that some package requires is installed once, at
+  // the highest lower bound any package's range names (`>=4.20 <5` and `^4.22.0` → 4.22.0).
+  const required = new Set<string>();
   for (const pkg of packages) {
-    for (const [name, range] of Object.entries(pkg.manifest.peerDependencies ?? {})) {
-      // An optional peer (onnxruntime-node) is loaded lazily: the package must load without it.
-      if (pkg.manifest.peerDependenciesMeta?.[name]?.optional === true) continue;
-      if (!name.startsWith("@cg/")) peers.add(`${name}@${range.replace(/^>=\s*([\d.]+).*$/, "$1")}`);
+    for (const name of Object.keys(pkg.manifest.peerDependencies ?? {})) {
+      if (pkg.manifest.peerDependenciesMeta?.[name]?.optional !== true) required.add(name);
     }
   }
+  const lowest = new Map<string, string>();
+  const order = (version: string): number =>
+    version.split(".").reduce((key, part, index) => key + Number(part) * 10_000 ** (2 - index), 0);
+  for (const pkg of packages) {
+    for (const [name, range] of Object.entries(pkg.manifest.peerDependencies ?? {})) {
+      if (name.startsWith("@cg/") || !required.has(name)) continue;
+      const version = /(\d+(?:\.\d+){0,2})/.exec(range)?.[1] ?? "0";
+      const known = lowest.get(name);
+      if (known === undefined || order(version) > order(known)) lowest.set(name, version);
+    }
+  }
+  const peers = [...lowest].map(([name, version]) => `${name}@${version}`);
   run(
     "npm",
     ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...tarballs, ...peers],
