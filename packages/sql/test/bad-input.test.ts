@@ -1,14 +1,15 @@
 // Bad input: each problem is reported with the file (and line) and the reader's message; nothing
 // is dropped silently and no partial run stays in the tables.
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTrace, TraceParseError } from "@cg/parser";
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { openTraceDatabase, SqlError, TABLES } from "../src/index.js";
 import { brokenFixtures, readableFixtures, writeWriterTrace } from "./trace-fixtures.js";
 
 const workDir = mkdtempSync(join(tmpdir(), "cg-sql-bad-"));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 async function parserError(file: string): Promise<TraceParseError> {
   try {

@@ -1,6 +1,6 @@
 // The exported dataset: Hive layout, `_cg_dataset.json`, replace and append, and every file read
 // back by two Parquet readers that are not DuckDB (hyparquet in JS, parquet-wasm = Rust arrow-rs).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { tableFromIPC } from "apache-arrow";
@@ -106,7 +106,10 @@ let reference: TraceDatabase;
 beforeAll(async () => {
   reference = await openTraceDatabase({ traces });
 });
-afterAll(() => reference.close());
+afterAll(() => {
+  reference.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
 
 async function expectedFileRows(table: string, runId: string, columns: string[]) {
   const list = columns.map((column) => `"${column}"`).join(", ");

@@ -1,7 +1,7 @@
 // 1,000 generated traces (5 jobs × 25 steps × 8 ranks, one rank of one job slow in backward):
 // rank_skew finds the slow rank and span, op_stats equals a direct computation, and the same
 // answers come from the exported Parquet dataset.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -22,7 +22,10 @@ beforeAll(async () => {
   database = await openTraceDatabase({ traces: [join(workDir, "traces")] });
 }, 120_000);
 
-afterAll(() => database?.close());
+afterAll(() => {
+  database?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
 
 test("every trace is read", async () => {
   expect(fleet.files).toHaveLength(1000);

@@ -1,6 +1,6 @@
 // The README documents the dataset: its schema tables must be the code's, and its DuckDB statement
 // must run as written on an exported folder.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,5 +45,6 @@ test("the README's DuckDB statement runs on a local dataset", async () => {
     ]);
   } finally {
     dataset.close();
+    rmSync(workDir, { recursive: true, force: true });
   }
 });

@@ -1,6 +1,6 @@
 // Every shared fixture and a writer-made trace, read into the tables: every row of every table
 // equals what the parser's document says (counts, every column, exact u64).
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
@@ -35,6 +35,7 @@ async function tableRows(database: TraceDatabase, table: string): Promise<Row[]>
 const opened: TraceDatabase[] = [];
 afterAll(() => {
   for (const database of opened) database.close();
+  rmSync(workDir, { recursive: true, force: true });
 });
 
 describe.each([...readableFixtures, writerTrace])("%s", (file) => {
