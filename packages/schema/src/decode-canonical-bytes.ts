@@ -43,17 +43,7 @@ import {
   type SpanKind,
 } from "./enums.js";
 import { EVENT_LAYOUTS } from "./event-layouts.js";
-import type {
-  DeviceMemoryEvent,
-  EdgeEvent,
-  GradientEvent,
-  MemoryEvent,
-  OpEvent,
-  SpanEndEvent,
-  SpanStartEvent,
-  TensorEvent,
-  TraceEvent,
-} from "./events.js";
+import type { EventOfKind, TraceEvent } from "./events.js";
 
 type Layouts = typeof EVENT_LAYOUTS;
 type FieldKey = Layouts[keyof Layouts]["fields"][number]["key"];
@@ -73,7 +63,7 @@ const KIND = asLiterals(kindLiterals(EVENT_LAYOUTS)) as Record<keyof Layouts, Li
 // literal per combination of optional keys: each literal is one fixed hidden class with its fields
 // in the object, which adding the optional keys afterwards would not give.
 
-function readSpanStart(): SpanStartEvent {
+function readSpanStart(): EventOfKind<"span_start"> {
   const id = readString();
   const hasParent = optionalKey(MEMBER.parent_id);
   const parentId = hasParent ? readString() : "";
@@ -98,13 +88,13 @@ function readSpanStart(): SpanStartEvent {
     : { kind, id, name, start_ns: startNs, span_kind: spanKind, measured };
 }
 
-function readSpanEnd(): SpanEndEvent {
+function readSpanEnd(): EventOfKind<"span_end"> {
   const id = readString();
   expect(MEMBER.duration_ns);
   return { kind: "span_end", id, duration_ns: readU64() };
 }
 
-function readOp(): OpEvent {
+function readOp(): EventOfKind<"op"> {
   const spanId = readString();
   expect(MEMBER.op_name);
   const opName = readString();
@@ -185,7 +175,7 @@ function readOp(): OpEvent {
       };
 }
 
-function readTensor(): TensorEvent {
+function readTensor(): EventOfKind<"tensor"> {
   const spanId = readString();
   expect(MEMBER.tensor_id);
   const tensorId = readString();
@@ -226,7 +216,7 @@ function readTensor(): TensorEvent {
       };
 }
 
-function readMemory(): MemoryEvent {
+function readMemory(): EventOfKind<"memory"> {
   const timestampNs = readU64();
   expect(MEMBER.tensor_id);
   const tensorId = readString();
@@ -275,7 +265,7 @@ function readMemory(): MemoryEvent {
       };
 }
 
-function readDeviceMemory(): DeviceMemoryEvent {
+function readDeviceMemory(): EventOfKind<"device_memory"> {
   const timestampNs = readU64();
   expect(MEMBER.device);
   const device = readString();
@@ -298,7 +288,7 @@ function readDeviceMemory(): DeviceMemoryEvent {
     : { kind, timestamp_ns: timestampNs, device, used_bytes: usedBytes, free_bytes: freeBytes };
 }
 
-function readGradient(): GradientEvent {
+function readGradient(): EventOfKind<"gradient"> {
   const eventId = readString();
   expect(MEMBER.root);
   const root = readString();
@@ -311,7 +301,7 @@ function readGradient(): GradientEvent {
   return { kind, event_id: eventId, root, key, state, norm: readFloat() };
 }
 
-function readEdge(): EdgeEvent {
+function readEdge(): EventOfKind<"edge"> {
   const fromSpan = readString();
   expect(MEMBER.to_span);
   const toSpan = readString();

@@ -2,18 +2,7 @@ import { compareCodePoints } from "./code-point-order.js";
 import { formatCanonicalFloat } from "./encode-float.js";
 import { encodeJsonString as str } from "./encode-string.js";
 import { EVENT_LAYOUTS, type EventLayout, type FieldLayout } from "./event-layouts.js";
-import type {
-  DeviceMemoryEvent,
-  EdgeEvent,
-  GradientEvent,
-  MemoryEvent,
-  MetaEvent,
-  OpEvent,
-  SpanEndEvent,
-  SpanStartEvent,
-  TensorEvent,
-  TraceEvent,
-} from "./events.js";
+import type { EventOfKind, TraceEvent } from "./events.js";
 import { isU64, type U64 } from "./u64.js";
 
 // Canonical encoders (spec §7), derived from the layout table: keys in the table's order, optional
@@ -125,40 +114,40 @@ export function encodeWithLayout(layout: EventLayout, event: Readonly<Record<str
   return `${text}}`;
 }
 
-export function encodeMetaEvent(event: MetaEvent): string {
+export function encodeMetaEvent(event: EventOfKind<"meta">): string {
   return encodeWithLayout(EVENT_LAYOUTS.meta, event);
 }
 
-export function encodeSpanStartEvent(event: SpanStartEvent): string {
+export function encodeSpanStartEvent(event: EventOfKind<"span_start">): string {
   return encodeWithLayout(EVENT_LAYOUTS.span_start, event);
 }
 
-export function encodeSpanEndEvent(event: SpanEndEvent): string {
+export function encodeSpanEndEvent(event: EventOfKind<"span_end">): string {
   return encodeWithLayout(EVENT_LAYOUTS.span_end, event);
 }
 
-export function encodeOpEvent(event: OpEvent): string {
+export function encodeOpEvent(event: EventOfKind<"op">): string {
   return encodeWithLayout(EVENT_LAYOUTS.op, event);
 }
 
-export function encodeTensorEvent(event: TensorEvent): string {
+export function encodeTensorEvent(event: EventOfKind<"tensor">): string {
   return encodeWithLayout(EVENT_LAYOUTS.tensor, event);
 }
 
-export function encodeMemoryEvent(event: MemoryEvent): string {
+export function encodeMemoryEvent(event: EventOfKind<"memory">): string {
   return encodeWithLayout(EVENT_LAYOUTS.memory, event);
 }
 
-export function encodeDeviceMemoryEvent(event: DeviceMemoryEvent): string {
+export function encodeDeviceMemoryEvent(event: EventOfKind<"device_memory">): string {
   return encodeWithLayout(EVENT_LAYOUTS.device_memory, event);
 }
 
 /** A non-finite norm is written as `"norm":null`, exactly as the reference does (spec §6.2). */
-export function encodeGradientEvent(event: GradientEvent): string {
+export function encodeGradientEvent(event: EventOfKind<"gradient">): string {
   return encodeWithLayout(EVENT_LAYOUTS.gradient, event);
 }
 
-export function encodeEdgeEvent(event: EdgeEvent): string {
+export function encodeEdgeEvent(event: EventOfKind<"edge">): string {
   return encodeWithLayout(EVENT_LAYOUTS.edge, event);
 }
 
