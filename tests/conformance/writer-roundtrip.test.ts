@@ -1,7 +1,13 @@
 // Writer → parser round trip (spec §7, §9, §13, §15, §6.2, §7.3): random API call sequences through
 // @cg/writer's in-memory sink must parse back, with @cg/parser, into exactly what was recorded.
 import { analyzeHealth, parseTraceText } from "@cg/parser";
-import type { ExecutionStep, GradientState, MemoryCategory, SpanKind } from "@cg/schema";
+import {
+  EVENT_LAYOUTS,
+  type ExecutionStep,
+  type GradientState,
+  type MemoryCategory,
+  type SpanKind,
+} from "@cg/schema";
 import { ProfileRun, type SpanHandle, TraceSession } from "@cg/writer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -176,55 +182,10 @@ function big(value: number | bigint | undefined): bigint | undefined {
   return value === undefined ? undefined : BigInt(value);
 }
 
-/** §7.2 canonical key order per event kind (after `kind`). */
-const KEY_ORDER: Record<string, string[]> = {
-  meta: [
-    "schema",
-    "run_id",
-    "correlation_id",
-    "entrypoint",
-    "phase",
-    "timestamp",
-    "capture_step",
-    "warmup_steps",
-    "device",
-    "measured_region_device_synchronized",
-    "timing_mode",
-    "tags",
-    "candle_version",
-  ],
-  span_start: ["id", "parent_id", "name", "start_ns", "span_kind", "measured", "step"],
-  span_end: ["id", "duration_ns"],
-  op: [
-    "span_id",
-    "op_name",
-    "inputs",
-    "output",
-    "shape",
-    "dtype",
-    "device",
-    "duration_ns",
-    "timestamp_ns",
-    "storage_bytes",
-    "input_storage_bytes",
-  ],
-  tensor: ["span_id", "tensor_id", "shape", "dtype", "device", "requires_grad", "storage_bytes", "category"],
-  memory: [
-    "timestamp_ns",
-    "tensor_id",
-    "span_id",
-    "op_name",
-    "device",
-    "bytes",
-    "action",
-    "shape",
-    "dtype",
-    "category",
-  ],
-  device_memory: ["timestamp_ns", "device", "used_bytes", "free_bytes", "reserved_bytes"],
-  gradient: ["event_id", "root", "key", "state", "norm"],
-  edge: ["from_span", "to_span", "duration_ns"],
-};
+/** §7.2 canonical key order per event kind (after `kind`), from the wire layout table. */
+const KEY_ORDER: Record<string, string[]> = Object.fromEntries(
+  Object.values(EVENT_LAYOUTS).map((layout) => [layout.kind, layout.fields.map((field) => field.key)]),
+);
 
 describe("writer → parser round trip", () => {
   it("random call sequences parse back to what was recorded", () => {
