@@ -4,6 +4,7 @@ import { compareCodePoints } from "@cg/schema";
 import { buildFindings } from "./build-findings.js";
 import { buildGradientTable } from "./build-gradients.js";
 import { buildMemoryReport } from "./build-memory.js";
+import { buildOperatorReport } from "./build-operators.js";
 import { buildSpanCostTable } from "./build-span-costs.js";
 import { buildTimeline } from "./build-timeline.js";
 import { toExact } from "./exact-number.js";
@@ -41,6 +42,7 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
   const summary = summarize(document, { memory });
   const timeline = buildTimeline(document, costs, limits);
   const spanCostTable = buildSpanCostTable(costs, limits);
+  const operators = buildOperatorReport(document, limits);
   const memoryReport = buildMemoryReport(document, memory, limits);
   const gradients = buildGradientTable(document, limits);
 
@@ -79,6 +81,9 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
       `Peak: the ${memoryReport.peak_allocations.length} largest of ${memoryReport.peak_allocations_total} live allocations.`,
     );
   }
+  if (operators.rows.length < operators.rows_total) {
+    reductions.push(`Operators: the ${operators.rows.length} costliest of ${operators.rows_total}.`);
+  }
   if (gradients.rows.length < gradients.rows_total) {
     reductions.push(`Gradients: ${gradients.rows.length} of ${gradients.rows_total} listed, problems first.`);
   }
@@ -101,9 +106,10 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
       free_count: summary.free_count,
       peak_bytes: toExact(summary.peak_bytes),
     },
-    findings: buildFindings(document, health, costs, memory),
+    findings: buildFindings(document, health, costs, memory, operators),
     timeline,
     spanCosts: spanCostTable,
+    operators,
     memory: memoryReport,
     gradients,
     reductions,

@@ -12,6 +12,8 @@ export interface ReportLimits {
   peakAllocations: number;
   /** Gradient rows (problems always first). */
   gradientRows: number;
+  /** Rows of the operator table (the costliest operators). */
+  operatorRows: number;
 }
 
 export const DEFAULT_REPORT_LIMITS: ReportLimits = {
@@ -21,4 +23,5 @@ export const DEFAULT_REPORT_LIMITS: ReportLimits = {
   memoryPoints: 1500,
   peakAllocations: 500,
   gradientRows: 2000,
+  operatorRows: 1000,
 };

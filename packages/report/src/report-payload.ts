@@ -26,6 +26,7 @@ export interface TraceReport {
   findings: string[];
   timeline: TimelineReport;
   spanCosts: SpanCostTable;
+  operators: OperatorReport;
   memory: MemoryReport;
   gradients: GradientTable;
   /** Where the report aggregated or downsampled, said in words for the reader. */
@@ -115,6 +116,35 @@ export interface SpanCostRow {
   self_ns: ExactNumber;
   op_count: ExactNumber;
   op_bytes: ExactNumber;
+}
+
+/** One operator (op name) of the operator table, like PyTorch's key_averages. */
+export interface OperatorRow {
+  op_name: string;
+  calls: number;
+  total_ns: ExactNumber;
+  mean_ns: ExactNumber;
+  min_ns: ExactNumber;
+  p50_ns: ExactNumber;
+  p95_ns: ExactNumber;
+  max_ns: ExactNumber;
+  /** Share of the measured time (0–1), null when nothing was measured. */
+  share: number | null;
+  output_bytes: ExactNumber;
+  input_bytes: ExactNumber;
+  /** Distinct shapes, dtypes and devices of its calls (for the tooltip); `shapes_more` counts the rest. */
+  shapes: string[];
+  shapes_more: number;
+  dtypes: string[];
+  devices: string[];
+}
+
+export interface OperatorReport {
+  rows: OperatorRow[];
+  /** Operators before the row limit. */
+  rows_total: number;
+  op_count: number;
+  op_total_ns: ExactNumber;
 }
 
 export interface SpanCostTable {

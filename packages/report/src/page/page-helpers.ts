@@ -10,6 +10,8 @@ export interface TableColumn<Row> {
   sortKey?: (row: Row) => number | string;
   numeric?: boolean;
   className?: (row: Row) => string;
+  /** Tooltip of the cell (its title attribute), e.g. an operator's shapes and dtypes. */
+  title?: (row: Row) => string;
 }
 
 export interface TableOptions {
@@ -151,7 +153,9 @@ export function createPageHelpers(): PageHelpers {
       for (const row of visible) {
         const tr = element("tr");
         for (const candidate of columns) {
-          const cell = element("td", {}, [candidate.text(row)]);
+          const cell = element("td", candidate.title ? { title: candidate.title(row) } : {}, [
+            candidate.text(row),
+          ]);
           if (candidate.numeric) cell.classList.add("num");
           const extra = candidate.className?.(row);
           if (extra) cell.classList.add(extra);

@@ -9,6 +9,7 @@ export interface PageViews {
   overview: PageView;
   timeline: PageView;
   spans: PageView;
+  operators: PageView;
   memory: PageView;
   gradients: PageView;
   comparison: PageView;
@@ -24,6 +25,7 @@ export function startPage(helpers: PageHelpers, views: PageViews): void {
     { id: "overview", label: "Overview" },
     { id: "timeline", label: "Timeline" },
     { id: "spans", label: "Span costs" },
+    { id: "operators", label: "Operators" },
     { id: "memory", label: "Memory" },
     { id: "gradients", label: "Gradients" },
   ];

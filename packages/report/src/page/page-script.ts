@@ -3,6 +3,7 @@ import { startPage } from "./page-main.js";
 import { renderComparison } from "./view-comparison.js";
 import { renderGradients } from "./view-gradients.js";
 import { renderMemory } from "./view-memory.js";
+import { renderOperators } from "./view-operators.js";
 import { renderOverview } from "./view-overview.js";
 import { renderSpanCosts } from "./view-span-costs.js";
 import { renderTimeline } from "./view-timeline.js";
@@ -20,6 +21,7 @@ export function pageScript(): string {
     `    overview: ${renderOverview.toString()},`,
     `    timeline: ${renderTimeline.toString()},`,
     `    spans: ${renderSpanCosts.toString()},`,
+    `    operators: ${renderOperators.toString()},`,
     `    memory: ${renderMemory.toString()},`,
     `    gradients: ${renderGradients.toString()},`,
     `    comparison: ${renderComparison.toString()}`,
