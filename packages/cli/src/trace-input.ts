@@ -14,6 +14,7 @@ import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import { ExitCode } from "./exit-codes.js";
 import { escapeControl } from "./format/escape-control.js";
+import { progressLine } from "./format/progress-line.js";
 
 /** Files at least this large show a progress line on stderr (only when stderr is a terminal). */
 const PROGRESS_THRESHOLD_BYTES = 64 * 1024 * 1024;
@@ -62,6 +63,7 @@ async function* chunksWithProgress(
   const handle = await open(path, "r");
   let done = 0;
   let lastPercent = -1;
+  const started = performance.now();
   try {
     for (;;) {
       const buffer = new Uint8Array(CHUNK_BYTES);
@@ -70,7 +72,7 @@ async function* chunksWithProgress(
       done += bytesRead;
       const percent = Math.floor((done / size) * 100);
       if (percent !== lastPercent) {
-        context.stderr(`\rreading ${path}: ${percent}%`);
+        context.stderr(`\r\u001b[K${progressLine("reading", path, done, size, performance.now() - started)}`);
         lastPercent = percent;
       }
       yield bytesRead === CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
