@@ -8,40 +8,36 @@ import { zodSchemaOf } from "./zod-from-layout.js";
 // enforced by `decodeTraceLine`, which every reader should use for raw lines.
 
 export const MetaEvent = zodSchemaOf(EVENT_LAYOUTS.meta);
-export type MetaEvent = z.output<typeof MetaEvent>;
-export type MetaEventInput = z.input<typeof MetaEvent>;
-
 export const SpanStartEvent = zodSchemaOf(EVENT_LAYOUTS.span_start);
-export type SpanStartEvent = z.output<typeof SpanStartEvent>;
-export type SpanStartEventInput = z.input<typeof SpanStartEvent>;
-
 export const SpanEndEvent = zodSchemaOf(EVENT_LAYOUTS.span_end);
-export type SpanEndEvent = z.output<typeof SpanEndEvent>;
-export type SpanEndEventInput = z.input<typeof SpanEndEvent>;
-
 export const OpEvent = zodSchemaOf(EVENT_LAYOUTS.op);
-export type OpEvent = z.output<typeof OpEvent>;
-export type OpEventInput = z.input<typeof OpEvent>;
-
 export const TensorEvent = zodSchemaOf(EVENT_LAYOUTS.tensor);
-export type TensorEvent = z.output<typeof TensorEvent>;
-export type TensorEventInput = z.input<typeof TensorEvent>;
-
 export const MemoryEvent = zodSchemaOf(EVENT_LAYOUTS.memory);
-export type MemoryEvent = z.output<typeof MemoryEvent>;
-export type MemoryEventInput = z.input<typeof MemoryEvent>;
-
 export const DeviceMemoryEvent = zodSchemaOf(EVENT_LAYOUTS.device_memory);
-export type DeviceMemoryEvent = z.output<typeof DeviceMemoryEvent>;
-export type DeviceMemoryEventInput = z.input<typeof DeviceMemoryEvent>;
-
-/** `norm`: any finite JSON number; integers read as floats. Non-finite norms are written as `null`. */
 export const GradientEvent = zodSchemaOf(EVENT_LAYOUTS.gradient);
-export type GradientEvent = z.output<typeof GradientEvent>;
-export type GradientEventInput = z.input<typeof GradientEvent>;
-
 export const EdgeEvent = zodSchemaOf(EVENT_LAYOUTS.edge);
+
+// The decoded event of each kind (defaults applied, optional keys optional). A gradient's `norm` is
+// any finite JSON number (integers read as floats); a non-finite norm is written as `null`.
+export type MetaEvent = z.output<typeof MetaEvent>;
+export type SpanStartEvent = z.output<typeof SpanStartEvent>;
+export type SpanEndEvent = z.output<typeof SpanEndEvent>;
+export type OpEvent = z.output<typeof OpEvent>;
+export type TensorEvent = z.output<typeof TensorEvent>;
+export type MemoryEvent = z.output<typeof MemoryEvent>;
+export type DeviceMemoryEvent = z.output<typeof DeviceMemoryEvent>;
+export type GradientEvent = z.output<typeof GradientEvent>;
 export type EdgeEvent = z.output<typeof EdgeEvent>;
+
+// What each schema accepts as input (defaulted keys optional).
+export type MetaEventInput = z.input<typeof MetaEvent>;
+export type SpanStartEventInput = z.input<typeof SpanStartEvent>;
+export type SpanEndEventInput = z.input<typeof SpanEndEvent>;
+export type OpEventInput = z.input<typeof OpEvent>;
+export type TensorEventInput = z.input<typeof TensorEvent>;
+export type MemoryEventInput = z.input<typeof MemoryEvent>;
+export type DeviceMemoryEventInput = z.input<typeof DeviceMemoryEvent>;
+export type GradientEventInput = z.input<typeof GradientEvent>;
 export type EdgeEventInput = z.input<typeof EdgeEvent>;
 
 export const TraceEvent = z.discriminatedUnion("kind", [
