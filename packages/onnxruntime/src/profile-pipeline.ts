@@ -57,7 +57,7 @@ export async function profilePipeline<Result>(
     const outputs = await (originalRun as (...args: unknown[]) => Promise<unknown>).call(
       session,
       feeds,
-      ...rest,
+      ...rest, // spread-ok: the caller's own run() arguments
     );
     runs.push({ startNs, endNs: clock.realNow(), feeds, outputs });
     return outputs;

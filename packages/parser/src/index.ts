@@ -54,6 +54,7 @@ export {
   type SpansResult,
   type TensorsResult,
 } from "./query-trace.js";
+export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js";
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
 export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";

@@ -4,18 +4,20 @@
 //
 // Bytes are read canonical-first: each line goes straight from UTF-8 bytes to an event through
 // `readCanonicalLine` (no text decoding, no JSON.parse). A line that is not canonical (`meta`,
-// blank, not ASCII, another writer's form, invalid) is decoded alone as text and goes through
-// `decodeTraceLine`, which gives the result or the exact error; after TEXT_AFTER_MISSES such lines
-// in a row, the rest of the run is decoded as text at once.
+// blank, not ASCII, another writer's form, invalid) is framed once, decoded alone as text and sent
+// straight to `decodeTraceLine`'s JSON.parse tiers (the canonical tier already refused it), which
+// give the result or the exact error; after TEXT_AFTER_MISSES such lines in a row, the rest of the
+// run is decoded as text at once.
 import {
   type CanonicalLine,
+  type DecodeTraceLineOptions,
   decodeTraceLine,
   readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
 } from "@cg/schema";
 import type { IdTable } from "./id-table.js";
-import { decodeUtf8Lines, type LinePiece } from "./line-splitter.js";
+import { decodeUtf8Line, decodeUtf8Lines, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";
 import { TraceParseError } from "./trace-parse-error.js";
 
@@ -42,6 +44,9 @@ const LF = 10;
 const TEXT_AFTER_MISSES = 8;
 /** The most bytes decoded into one string on the text path. */
 const TEXT_SLICE_BYTES = 1 << 16;
+
+const CANONICAL_TRIED: DecodeTraceLineOptions = { canonicalTried: true };
+const INVALID_UTF8: LinePiece = { type: "invalid_utf8" };
 
 export type EventSink = (event: TraceEvent, line: number, index: number) => void;
 
@@ -194,12 +199,19 @@ export class LineProcessor {
         this.#processAsText(bytes, start, length, unterminated);
         break;
       }
-      this.#processAsText(bytes, start, Math.min(end + 1, length), unterminated && end === length);
+      this.#refusedLine(bytes.subarray(start, end), unterminated && end === length);
       start = end + 1;
     }
     this.#offset = 0;
     this.#misses = 0;
     return true;
+  }
+
+  /** One line the canonical tier refused (its bytes, no LF): decoded once, to the text tiers. */
+  #refusedLine(bytes: Uint8Array, unterminated: boolean): void {
+    const text = decodeUtf8Line(bytes);
+    if (text === undefined) this.#processPiece(INVALID_UTF8);
+    else this.#line(text, unterminated, CANONICAL_TRIED);
   }
 
   /**
@@ -255,12 +267,12 @@ export class LineProcessor {
     this.#fail(error);
   }
 
-  #line(raw: string, unterminated: boolean): void {
+  #line(raw: string, unterminated: boolean, options?: DecodeTraceLineOptions): void {
     const line = this.#nextLine++;
     const trimmed = trimTraceLine(raw);
     if (trimmed.length === 0) return;
     const index = this.#nextIndex++;
-    const result = decodeTraceLine(trimmed);
+    const result = decodeTraceLine(trimmed, options);
     if (!result.ok) {
       const { code, message, field } = result.error;
       // In lenient mode an incomplete final line is a killed writer's, not a defect (spec §8.5).

@@ -116,6 +116,15 @@ export class ByteLineSplitter {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** One line's bytes (no LF) as text, strictly (a leading BOM kept); undefined when not UTF-8. */
+export function decodeUtf8Line(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Decodes whole lines of UTF-8 strictly, keeping a leading BOM (it must fail line 1): one text
  * piece when all is valid, else the valid runs with one `invalid_utf8` piece per bad line.

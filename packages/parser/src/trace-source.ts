@@ -39,7 +39,7 @@ export function isTextSource(source: unknown): source is { readonly text: string
 }
 
 /**
- * File reads go into one reused 256 KiB buffer. Consumers process each chunk before asking for the
+ * File reads go into one reused 1 MiB buffer. Consumers process each chunk before asking for the
  * next one and copy whatever they keep (the line splitter does), so nothing aliases the buffer.
  * Canonical lines are decoded from the bytes directly; other text is decoded in slices of at most
  * 64 KiB (see LineProcessor), so no chunk becomes a string in V8's large-object space. Fewer,

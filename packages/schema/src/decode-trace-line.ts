@@ -47,15 +47,25 @@ function decodeParsed(line: string, parsed: unknown): DecodeLineResult {
   }
 }
 
+export interface DecodeTraceLineOptions {
+  /**
+   * The line's bytes already went through `readCanonicalLine` and were refused: skip the canonical
+   * tier and go straight to the JSON.parse tiers (the result is the same either way).
+   */
+  canonicalTried?: boolean;
+}
+
 /**
  * Decodes one trimmed, non-blank line (see `trimTraceLine`) into a trace event, applying every
  * rule of spec §2–§6: strict u64 literals with exact bigints above 2^53, case-sensitive enums,
  * null-as-absent only where allowed, defaults, unknown keys ignored (repeated ones too), a
  * repeated known key rejected, every tag value a string, escaped lone surrogates rejected. Never throws for bad input; the result says what and where.
  */
-export function decodeTraceLine(trimmedLine: string): DecodeLineResult {
-  const canonical = decodeCanonicalText(trimmedLine);
-  if (canonical !== undefined) return { ok: true, event: canonical };
+export function decodeTraceLine(trimmedLine: string, options?: DecodeTraceLineOptions): DecodeLineResult {
+  if (options?.canonicalTried !== true) {
+    const canonical = decodeCanonicalText(trimmedLine);
+    if (canonical !== undefined) return { ok: true, event: canonical };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmedLine);

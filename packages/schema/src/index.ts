@@ -1,7 +1,7 @@
 export { brandCheck, CgError, type CgErrorOptions } from "./cg-error.js";
 export { compareCodePoints } from "./code-point-order.js";
 export { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
-export { decodeTraceLine } from "./decode-trace-line.js";
+export { type DecodeTraceLineOptions, decodeTraceLine } from "./decode-trace-line.js";
 export {
   encodeDeviceMemoryEvent,
   encodeEdgeEvent,

@@ -42,7 +42,7 @@ async function runFolders(dir: string, depth: number, runIds: ReadonlySet<string
     if (!entry.isDirectory()) continue;
     const path = join(dir, entry.name);
     if (depth > 1) {
-      found.push(...(await runFolders(path, depth - 1, runIds)));
+      for (const folder of await runFolders(path, depth - 1, runIds)) found.push(folder);
     } else if (entry.name.startsWith("run_id=")) {
       // DuckDB escapes partition values like a URI component.
       const value = decodeURIComponent(entry.name.slice("run_id=".length));

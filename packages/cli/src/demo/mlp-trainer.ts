@@ -194,7 +194,7 @@ export class MlpTrainer {
         sgdMomentumUpdate(parameter.data, gradient.data, parameter.velocity, learningRate, momentum),
       );
     });
-    ops.free(...gradients);
+    ops.free(...gradients); // spread-ok: one gradient per model variable
     optimizer.end();
     return { loss, gradientNorms };
   }

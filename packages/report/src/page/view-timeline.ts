@@ -241,6 +241,7 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
 
   function showDetails(lines: string[]): void {
     details.replaceChildren(
+      // spread-ok: a tooltip's few lines
       ...lines.map((line, index) => element(index === 0 ? "strong" : "div", {}, [line])),
     );
   }
@@ -359,6 +360,7 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
     }
     const lines = hit.kind === "span" ? spanLines(hit.item) : opLines(hit.item);
     tooltip.replaceChildren(
+      // spread-ok: a tooltip's few lines
       ...lines.map((line, index) => element(index === 0 ? "strong" : "div", {}, [line])),
     );
     tooltip.hidden = false;

@@ -1,0 +1,43 @@
+// A line the canonical byte reader refused is tried by it once and then goes straight to the text
+// tiers (issue #13): counted through spies on @cg/schema's two entry points.
+import * as schema from "@cg/schema";
+import { describe, expect, it, vi } from "vitest";
+import { parseTrace } from "./index.js";
+
+vi.mock("@cg/schema", async (importOriginal) => {
+  const original = await importOriginal<typeof schema>();
+  return {
+    ...original,
+    decodeTraceLine: vi.fn(original.decodeTraceLine),
+    readCanonicalLine: vi.fn(original.readCanonicalLine),
+  };
+});
+
+const META =
+  '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}';
+const START =
+  '{"kind":"span_start","id":"s1","name":"root","start_ns":0,"span_kind":"function","measured":true}';
+const REORDERED_END = '{"id":"s1","kind":"span_end","duration_ns":10}';
+
+describe("a line from bytes that is not canonical", () => {
+  it("is tried by the canonical reader once and decoded by the text tiers without it", async () => {
+    const decodeTraceLine = vi.mocked(schema.decodeTraceLine);
+    const readCanonicalLine = vi.mocked(schema.readCanonicalLine);
+    decodeTraceLine.mockClear();
+    readCanonicalLine.mockClear();
+    const bytes = new TextEncoder().encode(`${META}\n${START}\n${REORDERED_END}\n`);
+    const document = await parseTrace(bytes);
+    expect(document.spans[0]).toMatchObject({ id: "s1", closed: true, duration_ns: 10 });
+    expect(readCanonicalLine).toHaveBeenCalledTimes(3); // once per line, never again
+    // meta and the reordered line go to the text tiers, told that the canonical tier refused them
+    expect(decodeTraceLine.mock.calls).toEqual([
+      [META, { canonicalTried: true }],
+      [REORDERED_END, { canonicalTried: true }],
+    ]);
+  });
+
+  it("still reports a line that is not UTF-8 by its number", async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode(`${META}\n`), 0xff, 0x7b, 0x0a]);
+    await expect(parseTrace(bytes)).rejects.toMatchObject({ code: "invalid_utf8", line: 2 });
+  });
+});
