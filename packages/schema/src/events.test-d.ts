@@ -1,6 +1,7 @@
 // Pins the public shapes of the wire contract; a change here is a breaking change.
 import { describe, expectTypeOf, it } from "vitest";
 import {
+  type DecodeTraceLineOptions,
   decodeTraceLine,
   type EventOfKind,
   type GradientEvent,
@@ -58,7 +59,7 @@ describe("wire types", () => {
 describe("line decoder", () => {
   it("has a stable signature", () => {
     expectTypeOf(trimTraceLine).toEqualTypeOf<(line: string) => string>();
-    expectTypeOf(decodeTraceLine).parameters.toEqualTypeOf<[string]>();
+    expectTypeOf(decodeTraceLine).parameters.toEqualTypeOf<[string, DecodeTraceLineOptions?]>();
     expectTypeOf(decodeTraceLine).returns.toEqualTypeOf<DecodeLineResult>();
     expectTypeOf<LineErrorCode>().toEqualTypeOf<
       | "invalid_json"
