@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
-import { analyzeHealth, parseTrace } from "@cg/trace";
+import { analyzeHealth, parseTrace, queryTrace } from "@cg/trace";
 import { describe, expect, it } from "vitest";
 import { stringifyJson } from "../src/format/json-output.js";
 import { createStyle } from "../src/format/style.js";
@@ -38,6 +38,34 @@ describe("summary streams the trace", () => {
         expect(json.stdout).toBe(`${stringifyJson(expected)}\n`);
         const text = await runInProcess(["summary", path, "--limit", String(limit)]);
         expect(text.stdout).toBe(renderSummary(expected, createStyle(false), limit));
+      }
+    },
+  );
+});
+
+describe("query --kind slowest|heaviest streams the trace", () => {
+  it.each(accepted.map((entry) => [entry.file] as const))(
+    "prints the document's rankings for %s",
+    async (file) => {
+      const path = relative(process.cwd(), join(fixturesDir, file));
+      const document = await documentOf(path);
+      if (document === undefined) return;
+      for (const kind of ["slowest", "heaviest"] as const) {
+        const expected = {
+          health: analyzeHealth(document),
+          result: queryTrace(document, kind, { limit: 2 }),
+        };
+        const { exitCode, stdout } = await runInProcess([
+          "query",
+          path,
+          "--kind",
+          kind,
+          "--limit",
+          "2",
+          "--json",
+        ]);
+        expect(exitCode).toBe(0);
+        expect(stdout).toBe(`${stringifyJson(expected)}\n`);
       }
     },
   );

@@ -4,7 +4,10 @@ import {
   type OperatorGroupField,
   operatorTable,
   QUERY_KINDS,
+  type QueryResults,
   queryTrace,
+  type StreamSummary,
+  u64ToBigInt,
 } from "@cg/trace";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
@@ -12,12 +15,40 @@ import { ExitCode } from "../exit-codes.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
-import { loadTrace } from "../trace-input.js";
+import { loadTrace, streamSummary } from "../trace-input.js";
 import { renderHealth } from "../views/render-health.js";
 import { renderOperators } from "../views/render-operators.js";
 import { renderQuery } from "../views/render-query.js";
 
 const KINDS = [...QUERY_KINDS, "ops"] as const;
+
+/** The "slowest" or "heaviest" result of `queryTrace`, from a streamed summary with rankings. */
+function streamedQuery(
+  stream: StreamSummary,
+  kind: "slowest" | "heaviest",
+): QueryResults["slowest"] | QueryResults["heaviest"] {
+  const rankings = stream.rankings;
+  if (rankings === undefined) throw new Error("query: the stream was read without rankLimit");
+  const base = { schema: "candle-graph/trace-query/1" as const, entrypoint: stream.run.entrypoint };
+  if (kind === "slowest") {
+    const total = stream.summary.total_ns;
+    return {
+      ...base,
+      kind,
+      total_ns: total,
+      total_ms: Number(u64ToBigInt(total)) / 1e6,
+      slowest_spans: rankings.slowest_spans,
+      slowest_ops: rankings.slowest_ops,
+    };
+  }
+  return {
+    ...base,
+    kind,
+    peak_bytes: stream.memory.peak_bytes,
+    heaviest_spans: rankings.heaviest_spans,
+    heaviest_ops: rankings.heaviest_ops,
+  };
+}
 
 /** `--group-by shape,dtype` (or repeated words) as a list of group fields. */
 function groupByOption(text: string | undefined): OperatorGroupField[] {
@@ -70,6 +101,20 @@ Exit codes: 0 printed, 2 usage error or a trace that does not parse.`,
     const groupBy = groupByOption(stringOption(args, "group-by"));
     if (groupBy.length > 0 && kind !== "ops") {
       throw new UsageError({ message: "query: --group-by applies to --kind ops only" });
+    }
+    if (kind === "slowest" || kind === "heaviest") {
+      // Ranked from one streaming pass: memory follows the span count, not the file size.
+      const stream = await streamSummary(path, context, { rankLimit: limit });
+      const result = streamedQuery(stream, kind);
+      const health = stream.health;
+      if (booleanOption(args, "json")) {
+        context.stdout(`${stringifyJson({ health, result })}\n`);
+      } else {
+        const style = createStyle(context.color);
+        const notes = stream.notes.map((note) => `note: ${note}\n`).join("");
+        context.stdout(`${renderHealth(health, style)}\n${renderQuery(result, style)}${notes}`);
+      }
+      return ExitCode.Ok;
     }
     const document = await loadTrace(path, context);
     const health = analyzeHealth(document);
