@@ -1,19 +1,20 @@
 import { defineConfig } from "tsup";
+import { declarationOptions, sourceMapOptions } from "../../tooling/tsup/package-build.ts";
 
 export default defineConfig([
   {
     entry: ["src/index.ts"],
     format: ["esm", "cjs"],
-    dts: true,
+    dts: declarationOptions,
     clean: true,
-    sourcemap: true,
+    ...sourceMapOptions,
     target: "node20",
   },
   {
     // The executable: ESM only (it uses top-level await), no types.
     entry: ["src/bin.ts"],
     format: ["esm"],
-    sourcemap: true,
+    ...sourceMapOptions,
     target: "node20",
   },
 ]);

@@ -2,7 +2,7 @@ import { closeSync, openSync, realpathSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type LineTarget, lineTarget } from "../serialize/line-target.js";
 import { TraceSessionError } from "../trace-session-error.js";
-import type { LineBufferSink, TraceSink } from "../trace-sink.js";
+import type { TraceSink } from "../trace-sink.js";
 import { TraceWriteError } from "../trace-write-error.js";
 import { createDirectories } from "./create-directories.js";
 import { registerForExitFlush, unregisterFromExitFlush } from "./exit-flush.js";
@@ -40,8 +40,11 @@ function realTracePath(path: string): string {
  * `path-lock.ts`: a second live sink on the same file fails here, before anything is truncated)
  * and truncates the file. After the first failed write it drops everything (a half-written buffer
  * must not be followed by more lines) and rethrows nothing further.
+ *
+ * It is also the session's `LineBufferSink` (found by `asLineBufferSink`), which is not named in
+ * `implements`: that interface and these members are internal, left out of the published types.
  */
-export class FileSink implements TraceSink, LineBufferSink {
+export class FileSink implements TraceSink {
   readonly location: string;
   readonly #bytes: Buffer | undefined;
   readonly #target: LineTarget | undefined;
