@@ -1,9 +1,4 @@
-import { copyFile } from "node:fs/promises";
 import { packageBuild } from "../../tooling/tsup/package-build.ts";
 
-export default packageBuild({
-  // The JSON Schema is generated into the package root (committed) and shipped from dist.
-  onSuccess: async () => {
-    await copyFile("trace6.schema.json", "dist/trace6.schema.json");
-  },
-});
+// The JSON Schema is generated into the package root (committed) and shipped from there, once.
+export default packageBuild();
