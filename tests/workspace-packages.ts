@@ -21,8 +21,9 @@ export interface WorkspacePackage {
   };
 }
 
-export function publishedPackages(): WorkspacePackage[] {
-  const packagesDir = join(repoRoot, "packages");
+/** The published (not private) packages under `packages/` of the repository at `root`. */
+export function publishedPackages(root = repoRoot): WorkspacePackage[] {
+  const packagesDir = join(root, "packages");
   return readdirSync(packagesDir)
     .map((entry) => join(packagesDir, entry))
     .filter((dir) => existsSync(join(dir, "package.json")))
