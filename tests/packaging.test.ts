@@ -1,14 +1,17 @@
 // Pick-and-choose is a promise: every published package must work when installed from its tarball
 // into a project outside the workspace, imported alone, from ESM and from CommonJS.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishedPackages, repoRoot } from "./workspace-packages.js";
 
 const packages = publishedPackages();
 let projectDir = "";
+let tarballDir = "";
+/** Package name -> the tarball `pnpm pack` made of it (the prepack script builds it first). */
+const tarballOf = new Map<string, string>();
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -23,12 +26,15 @@ function entryPoints(pkg: (typeof packages)[number]): string[] {
 }
 
 beforeAll(() => {
-  const missing = packages.filter((pkg) => !existsSync(join(pkg.dir, "dist")));
-  if (missing.length > 0) run("pnpm", ["turbo", "run", "build"], repoRoot);
-
-  const tarballDir = mkdtempSync(join(tmpdir(), "cg-tarballs-"));
-  for (const pkg of packages) run("pnpm", ["pack", "--pack-destination", tarballDir], pkg.dir);
-  const tarballs = readdirSync(tarballDir).map((file) => join(tarballDir, file));
+  tarballDir = mkdtempSync(join(tmpdir(), "cg-tarballs-"));
+  for (const pkg of packages) {
+    const destination = mkdtempSync(join(tarballDir, "pack-"));
+    run("pnpm", ["pack", "--pack-destination", destination], pkg.dir);
+    const [file] = readdirSync(destination);
+    if (file === undefined) throw new Error(`${pkg.name}: pnpm pack wrote no tarball`);
+    tarballOf.set(pkg.name, join(destination, file));
+  }
+  const tarballs = [...tarballOf.values()];
 
   projectDir = mkdtempSync(join(tmpdir(), "cg-consumer-"));
   writeFileSync(join(projectDir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
@@ -61,7 +67,70 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  if (projectDir) rmSync(projectDir, { recursive: true, force: true });
+  for (const dir of [projectDir, tarballDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function tarballFiles(tarball: string): string[] {
+  return run("tar", ["-tzf", tarball], repoRoot)
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => line.replace(/^package\//, ""));
+}
+
+function tarballText(tarball: string, file: string): string {
+  return run("tar", ["-xzOf", tarball, `package/${file}`], repoRoot);
+}
+
+/** Every file path named by main, module, types, bin and exports, without the leading `./`. */
+function pointedFiles(value: unknown): string[] {
+  if (typeof value === "string") return [value.replace(/^\.\//, "")];
+  if (value && typeof value === "object") return Object.values(value).flatMap(pointedFiles);
+  return [];
+}
+
+describe("published tarballs are complete and carry what a consumer needs", () => {
+  const rootLicense = readFileSync(join(repoRoot, "LICENSE"), "utf8");
+  const repositoryUrl = "git+https://github.com/candle-graph/cg-trace.git";
+
+  for (const pkg of packages) {
+    it(`${pkg.name}: licence, readme, changelog and every file its manifest points at`, () => {
+      const tarball = tarballOf.get(pkg.name) as string;
+      const files = tarballFiles(tarball);
+      expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "CHANGELOG.md", "package.json"]));
+      expect(tarballText(tarball, "LICENSE")).toBe(rootLicense);
+      expect(rootLicense).toContain("the candle-graph for TypeScript authors");
+      // The newest changelog entry is the version being published.
+      expect(tarballText(tarball, "CHANGELOG.md")).toMatch(
+        new RegExp(`^## ${pkg.version.replaceAll(".", "\\.")}$`, "m"),
+      );
+      const published = JSON.parse(tarballText(tarball, "package.json"));
+      const pointed = [published.main, published.module, published.types, published.bin, published.exports];
+      for (const file of pointed.flatMap(pointedFiles))
+        expect(files, `${pkg.name} -> ${file}`).toContain(file);
+      expect(files.filter((file) => file.endsWith("trace6.schema.json")).length).toBeLessThanOrEqual(1);
+      for (const map of files.filter((file) => file.endsWith(".map")))
+        expect(JSON.parse(tarballText(tarball, map)).sourcesContent, map).toBeUndefined();
+    });
+
+    it(`${pkg.name}: published manifest has its metadata and nothing private`, () => {
+      const published = JSON.parse(tarballText(tarballOf.get(pkg.name) as string, "package.json"));
+      expect(published.license).toBe("MIT");
+      expect(published.repository).toEqual({
+        type: "git",
+        url: repositoryUrl,
+        directory: relative(repoRoot, pkg.dir),
+      });
+      expect(published.homepage).toBe(
+        `https://github.com/candle-graph/cg-trace/tree/main/${relative(repoRoot, pkg.dir)}#readme`,
+      );
+      expect(published.bugs).toEqual({ url: "https://github.com/candle-graph/cg-trace/issues" });
+      expect(published.devDependencies).toBeUndefined();
+      expect(published.scripts).toBeUndefined();
+      for (const range of Object.values({ ...published.dependencies, ...published.peerDependencies }))
+        expect(range).not.toMatch(/^workspace:/);
+      expect(JSON.stringify(published)).not.toMatch(/tooling-|\/work\/|\/tmp\//);
+    });
+  }
 });
 
 describe("published packages install and load outside the workspace", () => {
