@@ -10,9 +10,11 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const packageDir = process.cwd();
 const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 
-// Inside a turbo task (check:pkg packs with attw) the build already ran as a dependency.
+// Inside a turbo task (check:pkg packs with attw) the build already ran as a dependency; under
+// `pnpm release` (scripts/release.mjs) it ran for every package before publishing began.
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by turbo itself, says only where we run
-if (!process.env.TURBO_HASH) {
+const alreadyBuilt = process.env.TURBO_HASH !== undefined || process.env.CG_RELEASE_BUILT === "1";
+if (!alreadyBuilt) {
   execFileSync(
     "pnpm",
     ["exec", "turbo", "run", "build", `--filter=${manifest.name}...`, "--output-logs=errors-only"],

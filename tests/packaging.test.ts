@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publishedPackages, repoRoot } from "./workspace-packages.js";
+import { entryPoints, publishedPackages, repoRoot } from "./workspace-packages.js";
 
 const packages = publishedPackages();
 let projectDir = "";
@@ -15,14 +15,6 @@ const tarballOf = new Map<string, string>();
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-}
-
-/** Subpath exports (other than package.json) that users may import, e.g. `@cg/trace/cuda`. */
-function entryPoints(pkg: (typeof packages)[number]): string[] {
-  const exportsField = pkg.manifest.exports ?? { ".": {} };
-  return Object.keys(exportsField)
-    .filter((key) => !key.endsWith(".json"))
-    .map((key) => (key === "." ? pkg.name : `${pkg.name}/${key.slice(2)}`));
 }
 
 beforeAll(() => {

@@ -36,3 +36,10 @@ export function publishedPackages(root = repoRoot): WorkspacePackage[] {
     .filter((pkg) => pkg.manifest.private !== true)
     .sort((left, right) => left.name.localeCompare(right.name));
 }
+
+/** Entry points (subpath exports other than JSON files) users may import, e.g. `@cg/trace/cuda`. */
+export function entryPoints(pkg: WorkspacePackage): string[] {
+  return Object.keys(pkg.manifest.exports ?? { ".": {} })
+    .filter((key) => !key.endsWith(".json"))
+    .map((key) => (key === "." ? pkg.name : `${pkg.name}/${key.slice(2)}`));
+}
