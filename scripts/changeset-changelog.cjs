@@ -3,14 +3,14 @@
 // version. (The stock writer adds an "Updated dependencies" block per changeset, so a release
 // touched by several changesets repeats the same dependency list.)
 
-/** @type {import("@changesets/types").GetReleaseLine} */
+/** One changelog line for a changeset (the `getReleaseLine` of @changesets/types). */
 async function getReleaseLine(changeset) {
   const [first = "", ...rest] = changeset.summary.trim().split("\n");
   const continuation = rest.map((line) => (line.trim() === "" ? "" : `\n  ${line}`)).join("");
   return `\n- ${first}${continuation}`;
 }
 
-/** @type {import("@changesets/types").GetDependencyReleaseLine} */
+/** The one "Dependencies" line of a release (`getDependencyReleaseLine`). */
 async function getDependencyReleaseLine(_changesets, dependenciesUpdated) {
   if (dependenciesUpdated.length === 0) return "";
   const seen = new Map();
