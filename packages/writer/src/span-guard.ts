@@ -4,8 +4,9 @@ import type { SpanHandle } from "./span-handle.js";
 /** The session side of a guard (kept as an interface so guards do not import the session). */
 export interface SpanOwner {
   endSpan(span: SpanHandle): void;
-  /** Internal: ends the span if it is still open, never throws for an ended span. */
+  /** @internal Ends the span if it is still open, never throws for an ended span. */
   endSpanIfOpen(span: SpanGuard): void;
+  /** @internal */
   readReading(): number;
 }
 
