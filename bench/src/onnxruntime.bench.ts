@@ -24,6 +24,7 @@ import {
 } from "@cg/onnxruntime";
 import * as ort from "onnxruntime-node";
 import { report } from "./harness.js";
+import { PairedTimes } from "./support/paired-times.js";
 
 async function timeOnce(fn: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
@@ -39,30 +40,15 @@ async function interleaved(
   warmup = 5,
   setup: () => Promise<void> = async () => {},
 ) {
-  let subjectNs = 0;
-  let baselineNs = 0;
-  const ratios: number[] = [];
+  const times = new PairedTimes();
   for (let pair = -warmup; pair < pairs; pair++) {
     await setup();
     const subjectFirst = pair % 2 === 0;
     const first = await timeOnce(subjectFirst ? subject : baseline);
     const second = await timeOnce(subjectFirst ? baseline : subject);
-    if (pair < 0) continue;
-    const subjectTime = subjectFirst ? first : second;
-    const baselineTime = subjectFirst ? second : first;
-    subjectNs += subjectTime;
-    baselineNs += baselineTime;
-    ratios.push(subjectTime / baselineTime);
+    if (pair >= 0) times.add(subjectFirst ? first : second, subjectFirst ? second : first);
   }
-  ratios.sort((left, right) => left - right);
-  const trim = Math.floor(ratios.length / 10);
-  const kept = ratios.slice(trim, ratios.length - trim);
-  const ratio = Math.exp(kept.reduce((sum, value) => sum + Math.log(value), 0) / kept.length);
-  return {
-    subjectOpsPerSecond: (pairs * 1e9) / subjectNs,
-    baselineOpsPerSecond: (pairs * 1e9) / baselineNs,
-    ratio,
-  };
+  return times.summary();
 }
 
 interface Workload {

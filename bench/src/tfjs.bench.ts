@@ -9,6 +9,7 @@ import { createDemoModel, profileTrainStep, TfjsProfiler } from "@cg/tfjs";
 import { ProfileRun, TraceSession } from "@cg/writer";
 import * as tf from "@tensorflow/tfjs";
 import { report } from "./harness.js";
+import { PairedTimes } from "./support/paired-times.js";
 
 function timeOnce(fn: () => void): number {
   const start = process.hrtime.bigint();
@@ -21,31 +22,14 @@ function timeOnce(fn: () => void): number {
  * robust ratio of the paired times (subject ÷ baseline).
  */
 function interleaved(subject: () => void, baseline: () => void, pairs: number, warmup = 5) {
-  let subjectNs = 0;
-  let baselineNs = 0;
-  const ratios: number[] = [];
+  const times = new PairedTimes();
   for (let pair = -warmup; pair < pairs; pair++) {
     const subjectFirst = pair % 2 === 0;
     const first = timeOnce(subjectFirst ? subject : baseline);
     const second = timeOnce(subjectFirst ? baseline : subject);
-    if (pair < 0) continue;
-    const subjectTime = subjectFirst ? first : second;
-    const baselineTime = subjectFirst ? second : first;
-    subjectNs += subjectTime;
-    baselineNs += baselineTime;
-    ratios.push(subjectTime / baselineTime);
+    if (pair >= 0) times.add(subjectFirst ? first : second, subjectFirst ? second : first);
   }
-  // Trimmed geometric mean of the paired ratios: symmetric in subject and baseline, and the 10% most
-  // extreme pairs on each side (load spikes, GC pauses) do not count.
-  ratios.sort((left, right) => left - right);
-  const trim = Math.floor(ratios.length / 10);
-  const kept = ratios.slice(trim, ratios.length - trim);
-  const ratio = Math.exp(kept.reduce((sum, value) => sum + Math.log(value), 0) / kept.length);
-  return {
-    subjectOpsPerSecond: (pairs * 1e9) / subjectNs,
-    baselineOpsPerSecond: (pairs * 1e9) / baselineNs,
-    ratio,
-  };
+  return times.summary();
 }
 
 export default async function tfjsBench(): Promise<void> {
