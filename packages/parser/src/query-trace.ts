@@ -9,6 +9,7 @@ import {
   u64ToBigInt,
 } from "@cg/schema";
 import { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
+import { opCost } from "./span-table-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 
@@ -115,17 +116,7 @@ function opCosts(document: TraceDocument): OpCost[] {
   return document.ops.map((op) => {
     const ordinal = perSpan.get(op.span_id) ?? 0;
     perSpan.set(op.span_id, ordinal + 1);
-    return {
-      id: `${op.span_id}/op/${ordinal}`,
-      span_id: op.span_id,
-      op_name: op.op_name,
-      device: op.device,
-      dtype: op.dtype,
-      self_ns: op.duration_ns,
-      storage_bytes: op.storage_bytes,
-      input_storage_bytes: op.input_storage_bytes,
-      timestamp_ns: op.timestamp_ns,
-    };
+    return opCost(op, ordinal);
   });
 }
 
