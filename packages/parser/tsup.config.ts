@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tooling/tsup/package-build.ts";
 
-export default packageBuild();
+export default packageBuild({ entry: ["src/index.ts", "src/core.ts"] });

@@ -1,12 +1,14 @@
-// Turns every accepted input into an async sequence of chunks. Browser-safe: the file-path branch
-// loads `node:fs` lazily, so importing this package never pulls Node modules at load time.
+// Turns every accepted input into an async sequence of chunks. Browser-safe: file paths are read by
+// a reader that only the Node root entry installs (src/node/file-chunks.ts), so the core names no
+// Node module.
 
 /** A Node-style readable or any async iterable of byte or text chunks. */
 export type ChunkIterable = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
 /**
- * What the reader accepts: a file path (`string` or `file:` URL), `{ text }` for trace text held in
- * memory, bytes, a web `ReadableStream`, or a Node readable stream / any (async) iterable of chunks.
+ * What the reader accepts: a file path (`string` or `file:` URL; only the Node entry `@cg/parser`
+ * reads those), `{ text }` for trace text held in memory, bytes, a web `ReadableStream`, or a Node
+ * readable stream / any (async) iterable of chunks.
  */
 export type TraceSource =
   | string
@@ -38,29 +40,28 @@ export function isTextSource(source: unknown): source is { readonly text: string
   );
 }
 
-/**
- * File reads go into one reused 1 MiB buffer. Consumers process each chunk before asking for the
- * next one and copy whatever they keep (the line splitter does), so nothing aliases the buffer.
- * Canonical lines are decoded from the bytes directly; other text is decoded in slices of at most
- * 64 KiB (see LineProcessor), so no chunk becomes a string in V8's large-object space. Fewer,
- * larger reads cut the per-read cost (a thread-pool round trip and a promise each), which at 64 KiB
- * was a sixth of a canonical read's CPU time.
- */
-export const READ_CHUNK_BYTES = 1 << 20;
+/** Reads a file path as chunks; installed by the Node root entry (`@cg/parser`). */
+export type FileChunkReader = (path: string | URL) => AsyncIterable<Uint8Array>;
 
-async function* readFileChunks(path: string | URL): AsyncGenerator<Uint8Array> {
-  const fs = await import("node:fs");
-  const handle = await fs.promises.open(path, "r");
-  try {
-    const buffer = new Uint8Array(READ_CHUNK_BYTES);
-    while (true) {
-      const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK_BYTES, null);
-      if (bytesRead === 0) break;
-      yield bytesRead === READ_CHUNK_BYTES ? buffer : buffer.subarray(0, bytesRead);
-    }
-  } finally {
-    await handle.close();
+let fileChunkReader: FileChunkReader | undefined;
+
+/**
+ * Lets file paths be read. The root entry calls this once when it loads, with its `node:fs`
+ * reader; `@cg/parser/core` alone has none, and a path given to it is refused with a TypeError.
+ * @internal
+ */
+export function installFileChunkReader(reader: FileChunkReader): void {
+  fileChunkReader = reader;
+}
+
+function readFileChunks(path: string | URL): AsyncIterable<Uint8Array> {
+  if (fileChunkReader === undefined) {
+    throw new TypeError(
+      'a file path is read by the Node entry "@cg/parser"; "@cg/parser/core" reads { text }, a Uint8Array, ' +
+        "an ArrayBuffer, a ReadableStream or an (async) iterable of chunks",
+    );
   }
+  return fileChunkReader(path);
 }
 
 async function* readWebStream(

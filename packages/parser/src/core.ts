@@ -1,0 +1,75 @@
+// `@cg/parser/core`: the reader, health, summaries, queries and comparison without any Node module
+// (browsers, workers, edge runtimes). Sources are `{ text }`, bytes, a web `ReadableStream` or an
+// (async) iterable of chunks; the root entry `@cg/parser` adds file paths.
+export {
+  type ComparedRun,
+  type CompareOptions,
+  type Comparison,
+  compareTraces,
+  DESCRIPTIVE_TAGS,
+  type GradientChange,
+  type GradientSide,
+  type SignedInteger,
+  type SpanDelta,
+  spanPathKey,
+} from "./compare-traces.js";
+export {
+  analyzeHealth,
+  type HealthCoverage,
+  type HealthIssue,
+  type HealthOptions,
+  type HealthReport,
+  type HealthSeverity,
+} from "./health.js";
+export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
+export {
+  compareOperators,
+  type OperatorComparison,
+  type OperatorDelta,
+  type SignedCount,
+} from "./operator-compare.js";
+export {
+  formatShape,
+  OPERATOR_GROUP_FIELDS,
+  OperatorAccumulator,
+  type OperatorGroupField,
+  type OperatorStats,
+  type OperatorTable,
+  type OperatorTableOptions,
+  operatorTable,
+  operatorTableOfEvents,
+} from "./operator-stats.js";
+export { parseTrace, parseTraceText } from "./parse-trace.js";
+export {
+  type EfficiencyEntry,
+  type EfficiencyResult,
+  type GradientsResult,
+  type HeaviestResult,
+  type MemoryResult,
+  type OpCost,
+  QUERY_KINDS,
+  type QueryKind,
+  type QueryOptions,
+  type QueryResult,
+  type QueryResults,
+  queryTrace,
+  type SlowestResult,
+  type SpansResult,
+  type TensorsResult,
+} from "./query-trace.js";
+export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js";
+export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
+export { documentEvents, serializeDocument } from "./serialize-document.js";
+export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
+export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
+export {
+  type StreamRankings,
+  type StreamSummary,
+  type StreamSummaryOptions,
+  summarizeStream,
+} from "./summarize-stream.js";
+export type { ResolvedOpEvent, ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
+export { spanRecordFromStart } from "./trace-document.js";
+export type { TraceParseErrorCode, TraceParseErrorOptions, TraceParseStage } from "./trace-parse-error.js";
+export { TraceParseError } from "./trace-parse-error.js";
+export type { ChunkIterable, TraceSource } from "./trace-source.js";
