@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,17 +24,45 @@ function newestMtime(directory: string): number {
 const isFresh = (): boolean =>
   existsSync(bin) && statSync(bin).mtimeMs >= newestMtime(join(packageRoot, "src"));
 
+/** True when the lock's pid is no longer running, or the lock has had no pid for 10 s. */
+function lockOwnerIsGone(lock: string): boolean {
+  try {
+    const pid = Number(readFileSync(join(lock, "pid"), "utf8"));
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPERM") return false;
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return true;
+    // No pid yet: the owner is between mkdir and writing it, unless that was long ago.
+    try {
+      return Date.now() - statSync(lock).mtimeMs > 10_000;
+    } catch {
+      return false;
+    }
+  }
+}
+
 /** Builds @cg/cli and its dependencies when dist is missing or older than src; one test file at a time. */
 export function ensureBuilt(): void {
   if (isFresh()) return;
-  // Test files run in parallel workers: a lock folder lets one build while the others wait.
-  const lock = join(tmpdir(), `cg-cli-build-${Buffer.from(packageRoot).toString("hex").slice(-24)}.lock`);
+  // Test files run in parallel workers: a lock folder lets one build while the others wait. It is
+  // named after this checkout (several checkouts may test at once) and holds the builder's pid, so
+  // a lock left by a killed run is taken over instead of blocking every later run.
+  const lock = join(
+    tmpdir(),
+    `cg-cli-build-${createHash("sha256").update(packageRoot).digest("hex").slice(0, 16)}.lock`,
+  );
   const started = Date.now();
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
       break;
     } catch {
+      if (lockOwnerIsGone(lock)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
       if (Date.now() - started > 300_000) throw new Error(`waited 300 s for the build lock ${lock}`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }

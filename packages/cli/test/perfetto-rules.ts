@@ -11,6 +11,8 @@ export interface ChromeEvent {
   pid: number;
   tid?: number;
   cat?: string;
+  /** Scope of an instant (`i`). */
+  s?: string;
   args?: Record<string, unknown>;
 }
 
@@ -29,7 +31,11 @@ export function checkPerfettoRules(trace: ChromeTrace): Map<string, ChromeEvent[
   const named = new Set<string>();
   let processNamed = false;
   const tracks = new Map<string, ChromeEvent[]>();
+  let previous: ChromeEvent | undefined;
   for (const event of trace.traceEvents) {
+    const slice = previous;
+    previous = event;
+    if (slice?.ph === "X") expect(event.ph, `the ids of ${slice.name} follow it`).toBe("i");
     expect(typeof event.name).toBe("string");
     expect(event.pid).toBe(1);
     if (event.ph === "M") {
@@ -46,6 +52,14 @@ export function checkPerfettoRules(trace: ChromeTrace): Map<string, ChromeEvent[
       expect(typeof values[0]).toBe("number");
       continue;
     }
+    if (event.ph === "i") {
+      // The per-call ids of the slice just before it: same track, same start, same category,
+      // thread-scoped so Perfetto nests it under that slice.
+      expect(event).toMatchObject({ name: "ids", s: "t" });
+      expect(slice).toMatchObject({ ph: "X", ts: event.ts, tid: event.tid, cat: event.cat });
+      expect(Object.keys(event.args ?? {}).length).toBeGreaterThan(0);
+      continue;
+    }
     expect(event.ph).toBe("X");
     expect(typeof event.dur).toBe("number");
     expect(event.dur).toBeGreaterThanOrEqual(0);
@@ -54,6 +68,7 @@ export function checkPerfettoRules(trace: ChromeTrace): Map<string, ChromeEvent[
     list.push(event);
     tracks.set(key, list);
   }
+  expect(previous?.ph, "the last slice has its ids").not.toBe("X");
   expect(processNamed).toBe(true);
   for (const [key, slices] of tracks) {
     expect(named.has(key), `track ${key} has a thread_name`).toBe(true);

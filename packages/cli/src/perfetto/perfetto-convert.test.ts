@@ -45,7 +45,8 @@ describe("convertToPerfetto", () => {
     expect(forward).toMatchObject({ ph: "X", ts: 2, dur: 30, tid: 1, cat: "forward" });
     const op = trace.traceEvents.find((event) => event.name === "matmul")!;
     expect(op).toMatchObject({ ph: "X", ts: 5, dur: 1.2, tid: 1001 });
-    expect(op.args).toMatchObject({ storage_bytes: 4096, span_id: "s3" });
+    expect(op.args).toMatchObject({ storage_bytes: 4096 });
+    expect(op.args).not.toHaveProperty("span_id");
     // All five spans share one track because they nest; the op has its own.
     expect([...tracks.keys()].sort()).toEqual(["1/1", "1/1001"]);
     const counters = trace.traceEvents.filter((event) => event.ph === "C");
@@ -57,6 +58,59 @@ describe("convertToPerfetto", () => {
       ["memory cuda:0 total", 70, { bytes: 0 }],
       ["memory cuda:0 activation", 70, { bytes: 0 }],
     ]);
+  });
+
+  it("keeps per-call ids out of slice args, on an instant Perfetto nests under the slice", async () => {
+    const lines = [
+      meta,
+      `{"kind":"span_start","id":"s1","name":"root","start_ns":0,"span_kind":"function","measured":true,"step":"forward"}`,
+    ];
+    for (let call = 0; call < 3; call += 1) {
+      lines.push(
+        `{"kind":"span_start","id":"layer-${call}","parent_id":"s1","name":"layer","start_ns":${100 * call + 10},"span_kind":"module"}`,
+        `{"kind":"op","span_id":"layer-${call}","op_name":"matmul","inputs":["x${call}","w"],"output":"y${call}","shape":[2,3],"dtype":"f32","device":"cpu","duration_ns":${1000 + call},"timestamp_ns":${100 * call + 20}}`,
+        `{"kind":"span_end","id":"layer-${call}","duration_ns":50}`,
+      );
+    }
+    lines.push(`{"kind":"span_end","id":"s1","duration_ns":400}`);
+    const { trace } = await convert(eventsOf(lines));
+    checkPerfettoRules(trace);
+    const events = trace.traceEvents;
+    const matmuls = events.filter((event) => event.name === "matmul");
+    const layers = events.filter((event) => event.name === "layer");
+    // What speedscope keys a frame on (name + args) is the same for every call.
+    for (const group of [matmuls, layers]) {
+      expect(group).toHaveLength(3);
+      expect(new Set(group.map((event) => `${event.name} ${JSON.stringify(event.args)}`)).size).toBe(1);
+    }
+    expect(matmuls[0]!.args).toEqual({
+      shape: "[2,3]",
+      dtype: "f32",
+      device: "cpu",
+      storage_bytes: 24,
+      input_storage_bytes: 0,
+    });
+    expect(layers[0]!.args).toEqual({ span_kind: "module", measured: false });
+    // Each call's ids sit right after its slice, at its start on its track.
+    const idsAfter = (slice: (typeof events)[number]) => events[events.indexOf(slice) + 1]!;
+    expect(matmuls.map((op) => idsAfter(op))).toEqual(
+      matmuls.map((op, call) => ({
+        name: "ids",
+        cat: "op",
+        ph: "i",
+        s: "t",
+        ts: op.ts,
+        pid: 1,
+        tid: op.tid,
+        args: { span_id: `layer-${call}`, output: `y${call}`, inputs: `x${call},w` },
+      })),
+    );
+    expect(layers.map((span) => idsAfter(span).args)).toEqual(
+      [0, 1, 2].map((call) => ({ id: `layer-${call}`, parent_id: "s1" })),
+    );
+    const root = events.find((event) => event.name === "root")!;
+    expect(root.args).toEqual({ span_kind: "function", measured: true, step: "forward" });
+    expect(idsAfter(root)).toMatchObject({ cat: "forward", args: { id: "s1" } });
   });
 
   it("keeps sub-microsecond digits exactly, also beyond 2^53 ns", async () => {
@@ -99,6 +153,8 @@ describe("convertToPerfetto", () => {
       "X",
       "X",
     ]);
+    const ids = trace.traceEvents.filter((event) => event.ph === "i").map((event) => event.args);
+    expect(ids).toEqual([{ span_id: nasty }, { id: nasty }]);
   });
 
   it("moves concurrent and badly nested spans to other lanes so every track nests", async () => {

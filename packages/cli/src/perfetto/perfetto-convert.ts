@@ -27,6 +27,8 @@ export interface PerfettoConvertStats {
 const PROCESS_ID = 1;
 const FIRST_SPAN_THREAD = 1;
 const FIRST_OP_THREAD = 1001;
+/** Name of the instant that carries a slice's per-call ids. */
+const IDS_EVENT_NAME = "ids";
 
 const quote = (text: string): string => JSON.stringify(text);
 
@@ -54,9 +56,11 @@ function runMetadata(meta: MetaEvent, converter: string | undefined): Record<str
  * Streams a trace into Chrome trace-event JSON (the object form with `traceEvents`), which
  * ui.perfetto.dev and chrome://tracing load. Timestamps are microseconds since the capture start
  * with the nanosecond digits kept as a fraction; spans are `X` slices that nest per track; ops sit
- * on their own tracks; logical memory per device and category and device memory used/free/reserved
- * are `C` counters with one value each. Memory use is bounded by the open spans, the live
- * allocations and the memory-event sort chunk, not by the trace size.
+ * on their own tracks; each slice is followed by an `ids` instant with its per-call ids (so
+ * speedscope groups the calls of one op while Perfetto still shows the ids); logical memory per
+ * device and category and device memory used/free/reserved are `C` counters with one value each.
+ * Memory use is bounded by the open spans, the live allocations and the memory-event sort chunk,
+ * not by the trace size.
  */
 export async function convertToPerfetto(
   events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
@@ -76,6 +80,16 @@ export async function convertToPerfetto(
   const emit = (json: string): void => {
     write(first ? `\n${json}` : `,\n${json}`);
     first = false;
+  };
+  // Speedscope keys a frame on its name plus all of its args, so a slice's args hold only facts
+  // shared by every call (kind, shape, dtype, device, bytes) and calls of one op group into one
+  // frame. What is unique to one call (span, tensor and parent ids) goes on a thread-scoped instant
+  // at the slice's start: Perfetto nests it under the slice and shows its args; speedscope reads
+  // only B, E and X events.
+  const emitIds = (category: string, ts: string, thread: number, ids: string[]): void => {
+    emit(
+      `{"name":"${IDS_EVENT_NAME}","cat":${category},"ph":"i","s":"t","ts":${ts},"pid":${PROCESS_ID},"tid":${thread},"args":{${ids.join(",")}}}`,
+    );
   };
   const threadName = (thread: number, name: string, sortIndex: number): void => {
     emit(
@@ -103,14 +117,18 @@ export async function convertToPerfetto(
     const placed = spanLanes.end(id, duration);
     if (start === undefined || placed === undefined) return;
     starts.delete(id);
-    const args = [`"id":${quote(id)}`];
-    if (start.parentId !== undefined) args.push(`"parent_id":${quote(start.parentId)}`);
-    args.push(`"span_kind":${quote(start.spanKind)}`, `"measured":${start.measured}`);
+    const args = [`"span_kind":${quote(start.spanKind)}`, `"measured":${start.measured}`];
     if (start.step !== undefined) args.push(`"step":${quote(start.step)}`);
     if (!closed) args.push(`"closed":false`);
+    const ids = [`"id":${quote(id)}`];
+    if (start.parentId !== undefined) ids.push(`"parent_id":${quote(start.parentId)}`);
+    const category = quote(start.step ?? start.spanKind);
+    const ts = microsecondsText(placed.start);
+    const thread = FIRST_SPAN_THREAD + placed.lane;
     emit(
-      `{"name":${quote(start.name)},"cat":${quote(start.step ?? start.spanKind)},"ph":"X","ts":${microsecondsText(placed.start)},"dur":${microsecondsText(placed.end - placed.start)},"pid":${PROCESS_ID},"tid":${FIRST_SPAN_THREAD + placed.lane},"args":{${args.join(",")}}}`,
+      `{"name":${quote(start.name)},"cat":${category},"ph":"X","ts":${ts},"dur":${microsecondsText(placed.end - placed.start)},"pid":${PROCESS_ID},"tid":${thread},"args":{${args.join(",")}}}`,
     );
+    emitIds(category, ts, thread, ids);
     stats.spans += 1;
   };
 
@@ -159,18 +177,21 @@ export async function convertToPerfetto(
           const lane = opLanes.place(start, start + duration);
           const storage = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
           const args = [
-            `"span_id":${quote(event.span_id)}`,
             `"shape":${quote(`[${event.shape.join(",")}]`)}`,
             `"dtype":${quote(event.dtype)}`,
             `"device":${quote(event.device)}`,
             `"storage_bytes":${String(storage)}`,
             `"input_storage_bytes":${String(event.input_storage_bytes)}`,
           ];
-          if (event.output !== undefined) args.push(`"output":${quote(event.output)}`);
-          if (event.inputs.length > 0) args.push(`"inputs":${quote(event.inputs.join(","))}`);
+          const ids = [`"span_id":${quote(event.span_id)}`];
+          if (event.output !== undefined) ids.push(`"output":${quote(event.output)}`);
+          if (event.inputs.length > 0) ids.push(`"inputs":${quote(event.inputs.join(","))}`);
+          const ts = microsecondsText(start);
+          const thread = FIRST_OP_THREAD + lane;
           emit(
-            `{"name":${quote(event.op_name)},"cat":"op","ph":"X","ts":${microsecondsText(start)},"dur":${microsecondsText(duration)},"pid":${PROCESS_ID},"tid":${FIRST_OP_THREAD + lane},"args":{${args.join(",")}}}`,
+            `{"name":${quote(event.op_name)},"cat":"op","ph":"X","ts":${ts},"dur":${microsecondsText(duration)},"pid":${PROCESS_ID},"tid":${thread},"args":{${args.join(",")}}}`,
           );
+          emitIds('"op"', ts, thread, ids);
           stats.ops += 1;
           break;
         }
