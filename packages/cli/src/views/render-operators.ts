@@ -17,16 +17,17 @@ export function renderOperators(table: OperatorTable, style: Style, heading: str
   out.push(
     renderTable(
       [
-        { header: "op" },
-        ...table.group_by.map((field) => ({ header: field })),
-        { header: "calls", align: "right" as const },
-        { header: "total", align: "right" as const },
-        { header: "mean", align: "right" as const },
+        // On a narrow terminal the spread and byte columns go first, then mean and share.
+        { header: "op", priority: 3 },
+        ...table.group_by.map((field) => ({ header: field, priority: 3 })),
+        { header: "calls", align: "right" as const, priority: 2 },
+        { header: "total", align: "right" as const, priority: 2 },
+        { header: "mean", align: "right" as const, priority: 1 },
         { header: "min", align: "right" as const },
         { header: "p50", align: "right" as const },
         { header: "p95", align: "right" as const },
         { header: "max", align: "right" as const },
-        { header: "% measured", align: "right" as const },
+        { header: "% measured", align: "right" as const, priority: 1 },
         { header: "output", align: "right" as const },
         { header: "inputs", align: "right" as const },
       ],

@@ -1,0 +1,91 @@
+// Tables on a real terminal: the built binary runs inside a pseudo-terminal (util-linux `script`)
+// sized with stty, so process.stdout.columns is what a user's terminal would report.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import stringWidth from "string-width";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bin, ensureBuilt, runBinary } from "./built-binary.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "cg-cli-narrow-"));
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+const CJK = "自注意力/多头注意力/矩阵乘法";
+const LONG = "model/encoder/layer.11/attention/self/query/MatMul";
+
+function writeTrace(path: string): void {
+  const lines = [
+    `{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"2025-01-01T00:00:00.000Z","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}`,
+    `{"kind":"span_start","id":"s1","name":"root","start_ns":0,"span_kind":"function","measured":true}`,
+  ];
+  let timestamp = 100;
+  for (let call = 0; call < 6; call += 1) {
+    for (const [index, name] of [CJK, LONG, "relu"].entries()) {
+      lines.push(
+        `{"kind":"op","span_id":"s1","op_name":${JSON.stringify(name)},"shape":[2,3],"dtype":"f32","device":"cpu","duration_ns":${(3 - index) * 1000 + call},"timestamp_ns":${timestamp}}`,
+      );
+      timestamp += 10_000;
+    }
+  }
+  lines.push(`{"kind":"span_end","id":"s1","duration_ns":${timestamp}}`);
+  writeFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/** Runs cg-trace with stdout on a terminal of `columns` columns; returns its lines. */
+function onTerminal(columns: number, args: string[]): string[] {
+  const command = `stty cols ${columns} rows 50; exec '${process.execPath}' '${bin}' ${args.map((arg) => `'${arg}'`).join(" ")}`;
+  const result = spawnSync("script", ["-qec", command, "/dev/null"], {
+    cwd: scratch,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "" },
+    timeout: 120_000,
+  });
+  expect(result.status, result.stderr).toBe(0);
+  return result.stdout.replace(/\r/g, "").trimEnd().split("\n");
+}
+
+beforeAll(() => {
+  ensureBuilt();
+  writeTrace(join(scratch, "cjk.jsonl"));
+}, 300_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("tables fit the terminal (built binary in a pseudo-terminal)", () => {
+  it.runIf(hasScript)(
+    "query --kind ops on 60 columns: every table line fits, CJK and long names cut in the middle",
+    () => {
+      const lines = onTerminal(60, ["query", "--kind", "ops", "cjk.jsonl"]);
+      const header = lines.findIndex((line) => line.trimStart().startsWith("op "));
+      expect(header).toBeGreaterThan(0);
+      const table = lines.slice(header);
+      for (const line of table) expect(stringWidth(line), line).toBeLessThanOrEqual(60);
+      // The spread and byte columns went; what is left, and the note saying so.
+      expect(table[0]!.trim().split(/\s{2,}/)).toEqual(["op", "calls", "total", "mean", "% measured"]);
+      expect(table.slice(-2).join(" ")).toBe(
+        "  (left out to fit 60 columns: min, p50, p95, max, output,   inputs)",
+      );
+      // Costliest first; each name keeps its start and its end; numbers are whole.
+      expect(table[2]).toMatch(/^ {2}自注意力\/…矩阵乘法 +6 +18\.015 µs +3\.002 µs +\d+\.\d%$/);
+      expect(table[3]).toMatch(/^ {2}model\/enc…y\/MatMul +6 +12\.015 µs +2\.002 µs +\d+\.\d%$/);
+      expect(table[4]).toMatch(/^ {2}relu +6 +6\.015 µs +1\.002 µs +\d+\.\d%$/);
+    },
+  );
+
+  it.runIf(hasScript)("on a wide terminal nothing is left out or cut", () => {
+    const lines = onTerminal(200, ["query", "--kind", "ops", "cjk.jsonl"]);
+    const text = lines.join("\n");
+    expect(text).toContain(CJK);
+    expect(text).toContain(LONG);
+    expect(text).not.toContain("left out");
+  });
+
+  it("piped output keeps every column and whole names", () => {
+    const result = runBinary(["query", "--kind", "ops", "cjk.jsonl"], { cwd: scratch });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(CJK);
+    expect(result.stdout).toContain(LONG);
+    expect(result.stdout).toMatch(/ min +p50 +p95 +max +% measured +output +inputs\n/);
+    expect(result.stdout).not.toContain("left out");
+  });
+});
