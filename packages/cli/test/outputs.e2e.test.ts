@@ -204,32 +204,36 @@ describe("cg-trace outputs (built binary)", () => {
     expect(text.stdout).not.toContain("\u001b");
   });
 
-  it("Ctrl-C during convert removes the temp output and the sort's spill folder, then dies of SIGINT", async () => {
-    const trace = join(scratch, "big.jsonl");
-    generateWriterShapedTrace(trace, 40 * 1024 * 1024);
-    const temporary = join(scratch, "tmp-for-sort");
-    mkdirSync(temporary);
-    const outDir = join(scratch, "interrupted");
-    mkdirSync(outDir);
-    const child = spawn(process.execPath, [bin, "convert", trace, "-o", join(outDir, "big.json")], {
-      cwd: scratch,
-      env: { ...process.env, TMPDIR: temporary },
-      stdio: "ignore",
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-      child.on("exit", (code, signal) => done({ code, signal })),
-    );
-    // Wait until both the temp output and the spill folder exist, then interrupt.
-    for (let waited = 0; ; waited += 50) {
-      if (readdirSync(outDir).some((name) => name.endsWith(".tmp")) && readdirSync(temporary).length > 0)
-        break;
-      if (waited > 120_000) throw new Error("convert never started writing");
-      await new Promise((done) => setTimeout(done, 50));
-    }
-    child.kill("SIGINT");
-    const { signal } = await exited;
-    expect(signal).toBe("SIGINT");
-    expect(readdirSync(outDir)).toEqual([]);
-    expect(readdirSync(temporary)).toEqual([]);
-  }, 180_000);
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "%s (Ctrl-C, kill) during convert removes the temp output and the sort's spill folder, then dies of it",
+    async (sent) => {
+      const trace = join(scratch, "big.jsonl");
+      if (!existsSync(trace)) generateWriterShapedTrace(trace, 40 * 1024 * 1024);
+      const temporary = join(scratch, `tmp-for-sort-${sent}`);
+      mkdirSync(temporary);
+      const outDir = join(scratch, `interrupted-${sent}`);
+      mkdirSync(outDir);
+      const child = spawn(process.execPath, [bin, "convert", trace, "-o", join(outDir, "big.json")], {
+        cwd: scratch,
+        env: { ...process.env, TMPDIR: temporary },
+        stdio: "ignore",
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+        child.on("exit", (code, signal) => done({ code, signal })),
+      );
+      // Wait until both the temp output and the spill folder exist, then interrupt.
+      for (let waited = 0; ; waited += 50) {
+        if (readdirSync(outDir).some((name) => name.endsWith(".tmp")) && readdirSync(temporary).length > 0)
+          break;
+        if (waited > 120_000) throw new Error("convert never started writing");
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      child.kill(sent);
+      const { signal } = await exited;
+      expect(signal).toBe(sent);
+      expect(readdirSync(outDir)).toEqual([]);
+      expect(readdirSync(temporary)).toEqual([]);
+    },
+    180_000,
+  );
 });
