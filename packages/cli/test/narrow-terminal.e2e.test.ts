@@ -1,11 +1,13 @@
-// Tables on a real terminal: the built binary runs inside a pseudo-terminal (util-linux `script`)
-// sized with stty, so process.stdout.columns is what a user's terminal would report.
+// Output on a real terminal: the built binary runs inside a pseudo-terminal (util-linux `script`)
+// sized with stty, so process.stdout.columns is what a user's terminal would report and stderr is
+// a terminal too (progress is shown only then).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import stringWidth from "string-width";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateWriterShapedTrace } from "../../../bench/src/support/writer-shaped-trace.js";
 import { bin, ensureBuilt, runBinary } from "./built-binary.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "cg-cli-narrow-"));
@@ -32,8 +34,8 @@ function writeTrace(path: string): void {
   writeFileSync(path, `${lines.join("\n")}\n`);
 }
 
-/** Runs cg-trace with stdout on a terminal of `columns` columns; returns its lines. */
-function onTerminal(columns: number, args: string[]): string[] {
+/** Runs cg-trace with stdout and stderr on a terminal of `columns` columns; returns its raw output. */
+function terminalOutput(columns: number, args: string[]): string {
   const command = `stty cols ${columns} rows 50; exec '${process.execPath}' '${bin}' ${args.map((arg) => `'${arg}'`).join(" ")}`;
   const result = spawnSync("script", ["-qec", command, "/dev/null"], {
     cwd: scratch,
@@ -42,7 +44,12 @@ function onTerminal(columns: number, args: string[]): string[] {
     timeout: 120_000,
   });
   expect(result.status, result.stderr).toBe(0);
-  return result.stdout.replace(/\r/g, "").trimEnd().split("\n");
+  return result.stdout;
+}
+
+/** Runs cg-trace on a terminal of `columns` columns; returns its lines. */
+function onTerminal(columns: number, args: string[]): string[] {
+  return terminalOutput(columns, args).replace(/\r/g, "").trimEnd().split("\n");
 }
 
 beforeAll(() => {
@@ -88,4 +95,27 @@ describe("tables fit the terminal (built binary in a pseudo-terminal)", () => {
     expect(result.stdout).toMatch(/ min +p50 +p95 +max +% measured +output +inputs\n/);
     expect(result.stdout).not.toContain("left out");
   });
+
+  it.runIf(hasScript)(
+    "reading a large trace shows phase, share, rate and time left, then clears the line",
+    () => {
+      const trace = join(scratch, "large.jsonl");
+      generateWriterShapedTrace(trace, 72 * 1024 * 1024);
+      const output = terminalOutput(100, ["validate", "large.jsonl"]);
+      const updates = output.split("\r\u001b[K").filter((part) => part.startsWith("reading"));
+      expect(updates.length).toBeGreaterThan(10);
+      const percents = updates.map((line) => Number(/^reading large\.jsonl: (\d+)% \(/.exec(line)?.[1]));
+      expect(percents.every((percent, index) => index === 0 || percent > percents[index - 1]!)).toBe(true);
+      expect(percents.at(-1)).toBe(100);
+      expect(updates.at(-1)).toMatch(
+        /^reading large\.jsonl: 100% \((7\d\.\d\d MiB) of \1\)( at [\d.]+ [KMG]?i?B\/s, (under 1 s|about \d+ s) left)?$/,
+      );
+      expect(
+        updates.some((line) => / at [\d.]+ [KMG]?i?B\/s, (under 1 s|about [\d a-z]+) left$/.test(line)),
+      ).toBe(true);
+      // The line is cleared before the verdict, which stands alone.
+      expect(output).toMatch(/\r\u001b\[Klarge\.jsonl: valid, trusted/);
+    },
+    180_000,
+  );
 });
