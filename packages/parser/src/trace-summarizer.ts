@@ -1,0 +1,366 @@
+// Summary, health and memory peak folded from events one at a time, without building a document:
+// the single implementation behind `summarizeStream`, and usable by any reader that already holds
+// the events (a columnar load that reads each trace once). Kept: one row per span in a compact
+// column table (health and depth need the whole span tree; about 30 bytes per span plus its id and
+// name bytes), the live allocations, a bounded reorder window of memory events, and the span
+// references still unresolved. Ops, tensors, memory events, gradients and edges are counted and
+// dropped.
+import { type MemoryAnalysis, MemoryTimeline, resolveStorageBytes } from "@cg/memory";
+import { normalizeU64, type RunMetadata, type TraceEvent } from "@cg/schema";
+import { AllocationPairing } from "./allocation-pairing.js";
+import {
+  type HealthIssue,
+  type HealthOptions,
+  type HealthReport,
+  healthReport,
+  unknownEdgeSpanIssue,
+  unknownSpanIssue,
+} from "./health-issue.js";
+import { IdTable } from "./id-table.js";
+import { pushPresenceWarnings } from "./presence-warnings.js";
+import type { OpCost } from "./query-trace.js";
+import { MemoryReorderWindow } from "./reorder-window.js";
+import type { SpanCost } from "./span-costs.js";
+import { SpanTable } from "./span-table.js";
+import { opCost, rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
+import { spanTableIssues } from "./span-table-health.js";
+import type { TraceSummary } from "./summarize.js";
+import { TraceParseError } from "./trace-parse-error.js";
+
+export interface TraceSummarizerOptions extends HealthOptions {
+  /**
+   * Memory events held back to restore timestamp order (default 16,384). Writer output is sorted
+   * or nearly so; as long as no memory event arrives after more than this many memory events with a
+   * later timestamp (ties may come in any order), the memory figures equal those of `analyzeMemory`
+   * on the whole document and `exact` stays true. Each held event costs about 100 bytes.
+   */
+  reorderWindow?: number;
+  /**
+   * The most bytes the span table may hold (default 1 GiB, about 25 million spans with short ids).
+   * Past it `add` throws a `memory_budget` error that says how to go on.
+   */
+  spanBudgetBytes?: number;
+  /**
+   * Also rank spans and ops like `queryTrace` "slowest" and "heaviest", keeping this many of each
+   * (the result's `rankings`). Costs a few typed columns per span and nothing per op.
+   */
+  rankLimit?: number;
+  /** Name used in messages (the budget error); default `<events>`. */
+  file?: string;
+}
+
+export interface StreamRankings {
+  slowest_spans: SpanCost[];
+  slowest_ops: OpCost[];
+  heaviest_spans: SpanCost[];
+  heaviest_ops: OpCost[];
+}
+
+export interface StreamSummary {
+  schema: string;
+  run: RunMetadata;
+  summary: Omit<TraceSummary, "self_times">;
+  health: HealthReport;
+  /** The memory analysis without its timeline. */
+  memory: MemoryAnalysis;
+  /**
+   * False when memory events were further out of order than the reorder window: the memory figures
+   * (and the health allocation pairing) may then differ from a whole-document analysis.
+   */
+  exact: boolean;
+  /** Human-readable notes on how the result was computed (e.g. why it is not exact). */
+  notes: string[];
+  /** With `rankLimit`: spans and ops ranked as `queryTrace` ranks them. */
+  rankings?: StreamRankings;
+  /** Physical lines and events read. */
+  lines: number;
+  events: number;
+}
+
+/**
+ * Takes the validated events of one trace in file order (as `readTraceEvents` or
+ * `readTraceBatches` deliver them: the reader's ordering and duplicate checks are assumed) and
+ * returns the same figures as `summarizeStream`.
+ */
+export interface StreamSummarizer {
+  /** Folds one event in; `line` and `index` (its 1-based line and record index) name it in errors. */
+  add(event: TraceEvent, line?: number, index?: number): void;
+  /**
+   * The figures of every event added. `lines`: physical lines of the source (default: the last
+   * line passed to `add`). Call once.
+   */
+  finish(lines?: number): StreamSummary;
+}
+
+const DEFAULT_REORDER_WINDOW = 16_384;
+const DEFAULT_SPAN_BUDGET_BYTES = 1 << 30;
+/** Spans between two looks at the span table's size. */
+const BUDGET_CHECK_SPANS = 1 << 16;
+
+type OpEvent = Extract<TraceEvent, { kind: "op" }>;
+
+/** A summarizer for one trace's events (see `StreamSummarizer`). */
+export function createTraceSummarizer(options: TraceSummarizerOptions = {}): StreamSummarizer {
+  return new TraceSummarizer(options, new IdTable());
+}
+
+/**
+ * The summarizer behind both entry points. `ids`: the span ids table to use; a reader that already
+ * interns every started span id (the line processor) shares its own, so ids are held once.
+ */
+export class TraceSummarizer implements StreamSummarizer {
+  readonly #file: string;
+  readonly #budget: number;
+  readonly #options: TraceSummarizerOptions;
+  readonly #ids: IdTable;
+  readonly #spans: SpanTable;
+  readonly #timeline: MemoryTimeline;
+  readonly #pairing = new AllocationPairing();
+  readonly #pairingIssues: HealthIssue[] = [];
+  readonly #reorderWindow: number;
+  readonly #window: MemoryReorderWindow;
+  #meta: Extract<TraceEvent, { kind: "meta" }> | undefined;
+  #ops = 0;
+  #tensors = 0;
+  #memoryEvents = 0;
+  #allocs = 0;
+  #frees = 0;
+  #deviceSamples = 0;
+  #gradients = 0;
+  #edges = 0;
+  #events = 0;
+  #lastLine = 0;
+  // References to spans not (yet) seen; resolved at the end, in file order per group.
+  readonly #pendingOps: string[] = [];
+  readonly #pendingTensors: string[] = [];
+  readonly #pendingMemory: string[] = [];
+  readonly #pendingEdges: { from: string; to: string }[] = [];
+  readonly #rankLimit: number | undefined;
+  readonly #opTotals: SpanOpTotals | undefined;
+  readonly #slowestOps: TopList<OpCost>;
+  readonly #heaviestOps: TopList<OpCost>;
+  // Ops of spans not started yet, by span id (their totals join the span when it starts).
+  readonly #earlyOps = new Map<string, { count: number; ns: bigint; bytes: bigint }>();
+
+  constructor(options: TraceSummarizerOptions, ids: IdTable) {
+    this.#options = options;
+    this.#file = options.file ?? "<events>";
+    this.#budget = options.spanBudgetBytes ?? DEFAULT_SPAN_BUDGET_BYTES;
+    this.#ids = ids;
+    const spans = new SpanTable(ids);
+    this.#spans = spans;
+    this.#timeline = new MemoryTimeline({
+      timeline: false,
+      spanStep: (spanId) => {
+        const row = ids.get(spanId);
+        return row >= 0 && row < spans.size ? spans.step(row) : undefined;
+      },
+    });
+    this.#reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
+    this.#window = new MemoryReorderWindow(
+      this.#reorderWindow,
+      (event) => this.#timeline.push(event),
+      (device, tensorId, action) => this.#pairing.add(device, tensorId, action, this.#pairingIssues),
+    );
+    this.#rankLimit = options.rankLimit;
+    this.#opTotals = options.rankLimit === undefined ? undefined : new SpanOpTotals();
+    this.#slowestOps = new TopList<OpCost>(options.rankLimit ?? 0);
+    this.#heaviestOps = new TopList<OpCost>(options.rankLimit ?? 0);
+  }
+
+  add(event: TraceEvent, line = 0, index = 0): void {
+    this.#events++;
+    this.#lastLine = line;
+    const ids = this.#ids;
+    switch (event.kind) {
+      case "op":
+        this.#ops++;
+        if (ids.get(event.span_id) < 0) this.#pendingOps.push(event.span_id);
+        if (this.#opTotals !== undefined) this.#rankOp(event, this.#opTotals);
+        return;
+      case "tensor":
+        this.#tensors++;
+        if (ids.get(event.span_id) < 0) this.#pendingTensors.push(event.span_id);
+        return;
+      case "memory":
+        this.#memoryEvents++;
+        if (event.action === "alloc") this.#allocs++;
+        else this.#frees++;
+        if (ids.get(event.span_id) < 0) this.#pendingMemory.push(event.span_id);
+        this.#window.push(event);
+        return;
+      case "span_start": {
+        // Interning an id the shared table already holds returns its row.
+        const row = ids.intern(event.id);
+        const spans = this.#spans;
+        spans.start(row, event);
+        const early = this.#earlyOps.get(event.id);
+        if (early !== undefined && this.#opTotals !== undefined) {
+          this.#opTotals.add(row, normalizeU64(early.ns), normalizeU64(early.bytes), early.count);
+          this.#earlyOps.delete(event.id);
+        }
+        if ((row & (BUDGET_CHECK_SPANS - 1)) === 0 && spans.byteLength > this.#budget) {
+          throw overBudget(this.#file, line, index, spans.size, spans.byteLength, this.#budget);
+        }
+        return;
+      }
+      case "span_end":
+        this.#spans.end(ids.get(event.id), event);
+        return;
+      case "device_memory":
+        this.#deviceSamples++;
+        this.#timeline.pushDeviceSample(event);
+        return;
+      case "gradient":
+        this.#gradients++;
+        return;
+      case "edge":
+        this.#edges++;
+        if (ids.get(event.from_span) < 0 || ids.get(event.to_span) < 0) {
+          this.#pendingEdges.push({ from: event.from_span, to: event.to_span });
+        }
+        return;
+      case "meta":
+        this.#meta ??= event;
+        return;
+    }
+  }
+
+  #rankOp(event: OpEvent, opTotals: SpanOpTotals): void {
+    const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
+    const row = this.#ids.get(event.span_id);
+    let ordinal: number;
+    if (row >= 0 && row < this.#spans.size) {
+      ordinal = opTotals.add(row, event.duration_ns, bytes);
+    } else {
+      const early = this.#earlyOps.get(event.span_id) ?? { count: 0, ns: 0n, bytes: 0n };
+      ordinal = early.count++;
+      early.ns += BigInt(event.duration_ns);
+      early.bytes += BigInt(bytes);
+      this.#earlyOps.set(event.span_id, early);
+    }
+    const cost = () => opCost({ ...event, storage_bytes: bytes }, ordinal);
+    const duration = BigInt(event.duration_ns);
+    if (this.#slowestOps.admits(duration)) {
+      this.#slowestOps.offer(duration, `${event.span_id}/op/${ordinal}`, cost);
+    }
+    const size = BigInt(bytes);
+    if (this.#heaviestOps.admits(size)) this.#heaviestOps.offer(size, `${event.span_id}/op/${ordinal}`, cost);
+  }
+
+  finish(lines = this.#lastLine): StreamSummary {
+    const meta = this.#meta;
+    // A validating reader rejects a trace without its meta first; events from elsewhere may lack it.
+    if (meta === undefined) throw new Error(`trace summary of ${this.#file}: no meta event`);
+    this.#window.drain();
+    const options = this.#options;
+    const spans = this.#spans;
+    const ids = this.#ids;
+    const issues: HealthIssue[] = [];
+    const structure = spanTableIssues(spans, options, issues);
+    const { counts, maxDepth } = structure;
+    for (const spanId of this.#pendingOps) {
+      if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("operation", spanId));
+    }
+    for (const spanId of this.#pendingTensors) {
+      if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("tensor", spanId));
+    }
+    for (const spanId of this.#pendingMemory) {
+      if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("memory", spanId));
+    }
+    for (const edge of this.#pendingEdges) {
+      if (ids.get(edge.from) < 0 || ids.get(edge.to) < 0)
+        issues.push(unknownEdgeSpanIssue(edge.from, edge.to));
+    }
+    for (const issue of this.#pairingIssues) issues.push(issue);
+    this.#pairing.finish(issues);
+    pushPresenceWarnings(issues, {
+      operations: this.#ops,
+      tensors: this.#tensors,
+      memory: this.#memoryEvents,
+      deviceMemory: this.#deviceSamples,
+      gradients: this.#gradients,
+      forward: counts.forward,
+      backward: counts.backward,
+      optimizer: counts.optimizer,
+      train: meta.phase === "train",
+    });
+    const health = healthReport(issues, spans.size, counts, {
+      operations: this.#ops,
+      tensors: this.#tensors,
+      memory_events: this.#memoryEvents,
+      device_memory_samples: this.#deviceSamples,
+      gradients: this.#gradients,
+      edges: this.#edges,
+    });
+
+    const memory = this.#timeline.result();
+    const exact = this.#window.exact;
+    const notes: string[] = [];
+    if (!exact) {
+      notes.push(
+        `memory events arrived more than ${this.#reorderWindow} events out of timestamp order; memory figures and allocation pairing may differ from a whole-document analysis (raise reorderWindow or use parseTrace)`,
+      );
+    }
+    const { kind: _kind, schema, ...run } = meta;
+    let rankings: StreamRankings | undefined;
+    if (this.#opTotals !== undefined && this.#rankLimit !== undefined) {
+      const ranked = rankSpanCosts(spans, structure, this.#opTotals, options, this.#rankLimit);
+      rankings = {
+        slowest_spans: ranked.slowest,
+        slowest_ops: this.#slowestOps.values(),
+        heaviest_spans: ranked.heaviest,
+        heaviest_ops: this.#heaviestOps.values(),
+      };
+    }
+    return {
+      ...(rankings === undefined ? {} : { rankings }),
+      schema,
+      run,
+      summary: {
+        op_count: this.#ops,
+        total_ns: measuredTableTotal(spans),
+        span_count: spans.size,
+        root_span_count: counts.roots,
+        max_depth: maxDepth,
+        alloc_count: this.#allocs,
+        free_count: this.#frees,
+        peak_bytes: memory.peak_bytes,
+      },
+      health,
+      memory,
+      exact,
+      notes,
+      lines,
+      events: this.#events,
+    };
+  }
+}
+
+/** Exact total of the measured spans' durations. */
+function measuredTableTotal(spans: SpanTable): TraceSummary["total_ns"] {
+  let total = 0n;
+  for (let row = 0; row < spans.size; row++) if (spans.measured(row)) total += BigInt(spans.durationU64(row));
+  return total <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(total) : total;
+}
+
+function overBudget(
+  file: string,
+  line: number,
+  index: number,
+  spanCount: number,
+  bytes: number,
+  budget: number,
+): TraceParseError {
+  const megabytes = (value: number) => `${Math.round(value / (1 << 20))} MB`;
+  return new TraceParseError({
+    message:
+      `${file} has more than ${spanCount} spans; holding them needs ${megabytes(bytes)}, over the span budget of ${megabytes(budget)} ` +
+      "(raise spanBudgetBytes, or CG_TRACE_SPAN_BUDGET_MB for cg-trace, on a machine with the memory to spare)",
+    code: "memory_budget",
+    stage: "stream",
+    line,
+    index,
+    file,
+  });
+}
