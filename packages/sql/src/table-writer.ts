@@ -1,13 +1,10 @@
-// Rows of one table collected column by column and handed to DuckDB's appender one data chunk
-// (2,048 rows, DuckDB's vector size) at a time, so memory stays bounded whatever the trace's size.
-import {
-  type DuckDBAppender,
-  type DuckDBConnection,
-  DuckDBDataChunk,
-  type DuckDBType,
-  type JS,
-  JSToDuckDBValueConverter,
-} from "@duckdb/node-api";
+// Rows of one table written straight into DuckDB data chunks (2,048 rows, DuckDB's vector size),
+// column by column through typed buffers, each full chunk handed to the table's appender, so
+// memory stays bounded whatever the trace's size and no JS object is made per row or cell.
+import type { DuckDBAppender, DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import { DuckDBDataChunk } from "@duckdb/node-api";
+import duckdb from "@duckdb/node-bindings";
+import { type ColumnBuffer, columnBuffer } from "./column-buffer.js";
 import { quoteIdentifier, type Table } from "./tables.js";
 
 export const CHUNK_ROWS = 2048;
@@ -18,15 +15,13 @@ export const CHUNK_ROWS = 2048;
  */
 const FLUSH_EVERY_CHUNKS = 4;
 
-/** A JS value for a column: string, boolean, number, bigint, array, `{ key, value }[]` or null. */
-export type CellValue = string | boolean | number | bigint | readonly unknown[] | null;
-
 export class TableWriter {
   readonly table: Table;
   readonly #appender: DuckDBAppender;
   readonly #types: DuckDBType[];
-  /** Every column; `run_id` first, filled from the current run. */
-  readonly #columns: CellValue[][];
+  /** Column names; a row's value of column i is `record[names[i]]` (`run_id` comes from the run). */
+  readonly #names: string[];
+  readonly #buffers: ColumnBuffer[];
   #rows = 0;
   #chunks = 0;
   /** Pending rows before the current run's first. */
@@ -37,7 +32,8 @@ export class TableWriter {
     this.table = table;
     this.#appender = appender;
     this.#types = table.columns.map((_, index) => appender.columnType(index));
-    this.#columns = table.columns.map(() => []);
+    this.#names = table.columns.map((column) => column.name);
+    this.#buffers = table.columns.map((column) => columnBuffer(column.type, CHUNK_ROWS));
   }
 
   static async open(connection: DuckDBConnection, table: Table): Promise<TableWriter> {
@@ -50,14 +46,19 @@ export class TableWriter {
     this.#runStart = this.#rows;
   }
 
-  /** Appends one row: the values of every column but `run_id`, in column order. */
-  push(values: readonly CellValue[]): void {
+  /**
+   * Appends one row: each column's value is the record's property of the column's name (an event
+   * for the event tables); absent is NULL.
+   */
+  push(record: Readonly<Record<string, unknown>>): void {
     const runId = this.#runId;
     if (runId === undefined) throw new Error(`rows for ${this.table.name} before the run's meta event`);
-    const columns = this.#columns;
-    (columns[0] as CellValue[]).push(runId);
-    for (let index = 1; index < columns.length; index++) {
-      (columns[index] as CellValue[]).push(values[index - 1] ?? null);
+    const row = this.#rows;
+    const buffers = this.#buffers;
+    const names = this.#names;
+    (buffers[0] as ColumnBuffer).set(row, runId);
+    for (let index = 1; index < buffers.length; index++) {
+      (buffers[index] as ColumnBuffer).set(row, record[names[index] as string]);
     }
     if (++this.#rows >= CHUNK_ROWS) this.#appendChunk();
   }
@@ -70,7 +71,7 @@ export class TableWriter {
 
   /** Drops the current run's rows not yet handed to DuckDB. */
   discardRun(): void {
-    for (const column of this.#columns) column.length = this.#runStart;
+    for (const buffer of this.#buffers) buffer.truncate(this.#runStart);
     this.#rows = this.#runStart;
   }
 
@@ -83,10 +84,12 @@ export class TableWriter {
     const rows = this.#rows;
     if (rows === 0) return;
     const chunk = DuckDBDataChunk.create(this.#types, rows);
-    chunk.setColumnsConverted(this.#columns as JS[][], JSToDuckDBValueConverter);
+    const buffers = this.#buffers;
+    for (let index = 0; index < buffers.length; index++) {
+      (buffers[index] as ColumnBuffer).write(duckdb.data_chunk_get_vector(chunk.chunk, index), rows);
+    }
     this.#appender.appendDataChunk(chunk);
     if (++this.#chunks % FLUSH_EVERY_CHUNKS === 0) this.#appender.flushSync();
-    for (const column of this.#columns) column.length = 0;
     this.#rows = 0;
     this.#runStart = 0;
   }
