@@ -115,72 +115,41 @@ class U64Buffer extends ColumnBuffer {
   }
 }
 
-class U32Buffer extends ColumnBuffer {
-  #values: Uint32Array<ArrayBuffer>;
+type FixedWidthArray = Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer>;
 
-  constructor(capacity: number) {
+/** UINTEGER, DOUBLE, BOOLEAN: one typed-array element per value, as DuckDB stores them. */
+class FixedWidthBuffer extends ColumnBuffer {
+  protected values: FixedWidthArray;
+  readonly #create: (length: number) => FixedWidthArray;
+
+  constructor(capacity: number, create: (length: number) => FixedWidthArray) {
     super(capacity);
-    this.#values = new Uint32Array(capacity);
+    this.#create = create;
+    this.values = create(capacity);
   }
 
   protected setValue(row: number, value: unknown): void {
-    this.#values[row] = value as number;
+    this.values[row] = value as number;
   }
 
   protected writeValues(vector: duckdb.Vector, rows: number): void {
-    duckdb.copy_data_to_vector(vector, 0, this.#values.buffer, 0, rows * 4);
+    duckdb.copy_data_to_vector(vector, 0, this.values.buffer, 0, rows * this.values.BYTES_PER_ELEMENT);
   }
 
   protected growValues(capacity: number, kept: number): void {
-    const values = new Uint32Array(capacity);
-    values.set(this.#values.subarray(0, kept));
-    this.#values = values;
+    const values = this.#create(capacity);
+    values.set(this.values.subarray(0, kept));
+    this.values = values;
   }
 }
 
-class F64Buffer extends ColumnBuffer {
-  #values: Float64Array<ArrayBuffer>;
-
+class BooleanBuffer extends FixedWidthBuffer {
   constructor(capacity: number) {
-    super(capacity);
-    this.#values = new Float64Array(capacity);
+    super(capacity, (length) => new Uint8Array(length));
   }
 
-  protected setValue(row: number, value: unknown): void {
-    this.#values[row] = value as number;
-  }
-
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    duckdb.copy_data_to_vector(vector, 0, this.#values.buffer, 0, rows * 8);
-  }
-
-  protected growValues(capacity: number, kept: number): void {
-    const values = new Float64Array(capacity);
-    values.set(this.#values.subarray(0, kept));
-    this.#values = values;
-  }
-}
-
-class BooleanBuffer extends ColumnBuffer {
-  #values: Uint8Array<ArrayBuffer>;
-
-  constructor(capacity: number) {
-    super(capacity);
-    this.#values = new Uint8Array(capacity);
-  }
-
-  protected setValue(row: number, value: unknown): void {
-    this.#values[row] = value === true ? 1 : 0;
-  }
-
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    duckdb.copy_data_to_vector(vector, 0, this.#values.buffer, 0, rows);
-  }
-
-  protected growValues(capacity: number, kept: number): void {
-    const values = new Uint8Array(capacity);
-    values.set(this.#values.subarray(0, kept));
-    this.#values = values;
+  protected override setValue(row: number, value: unknown): void {
+    this.values[row] = value === true ? 1 : 0;
   }
 }
 
@@ -392,11 +361,11 @@ export function columnBuffer(type: SqlType, capacity: number): ColumnBuffer {
     case "BOOLEAN":
       return new BooleanBuffer(capacity);
     case "DOUBLE":
-      return new F64Buffer(capacity);
+      return new FixedWidthBuffer(capacity, (length) => new Float64Array(length));
     case "UBIGINT":
       return new U64Buffer(capacity);
     case "UINTEGER":
-      return new U32Buffer(capacity);
+      return new FixedWidthBuffer(capacity, (length) => new Uint32Array(length));
     case "UBIGINT[]":
       return new ListBuffer(capacity, new U64Buffer(capacity * 2));
     case "VARCHAR[]":

@@ -38,6 +38,13 @@ export interface RejectedTrace {
 
 export type Writers = Record<TableName, TableWriter>;
 
+const TABLE_OF_KIND = {
+  memory: "memory",
+  device_memory: "device_memory",
+  gradient: "gradients",
+  edge: "edges",
+} as const satisfies Record<string, TableName>;
+
 /** Per-span totals of its own ops: all the span tree needs from the ops. */
 interface OpTotals {
   ns: bigint;
@@ -194,17 +201,8 @@ export class TraceIngest {
               }
               writers.tensors.push(event);
               continue;
-            case "memory":
-              writers.memory.push(event);
-              continue;
-            case "device_memory":
-              writers.device_memory.push(event);
-              continue;
-            case "gradient":
-              writers.gradients.push(event);
-              continue;
-            case "edge":
-              writers.edges.push(event);
+            default:
+              writers[TABLE_OF_KIND[event.kind]].push(event);
               continue;
           }
         }
