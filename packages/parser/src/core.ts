@@ -68,13 +68,13 @@ export {
   type StreamSummaryOptions,
   summarizeStream,
 } from "./summarize-stream.js";
-export {
-  createTraceSummarizer,
-  type StreamSummarizer,
-  type TraceSummarizerOptions,
-} from "./trace-summarizer.js";
 export type { ResolvedOpEvent, ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 export { spanRecordFromStart } from "./trace-document.js";
 export type { TraceParseErrorCode, TraceParseErrorOptions, TraceParseStage } from "./trace-parse-error.js";
 export { TraceParseError } from "./trace-parse-error.js";
 export type { ChunkIterable, TraceSource } from "./trace-source.js";
+export {
+  createTraceSummarizer,
+  type StreamSummarizer,
+  type TraceSummarizerOptions,
+} from "./trace-summarizer.js";
