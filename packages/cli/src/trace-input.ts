@@ -1,9 +1,16 @@
 import { statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import {
+  type CompareStreamOptions,
+  type Comparison,
+  compareTraceFiles,
   parseTrace,
+  type QueryStream,
+  type QueryStreamOptions,
+  queryTraceStream,
   type ReadOptions,
   readTraceEvents,
+  type StreamedQueryKind,
   type StreamSummary,
   type StreamSummaryOptions,
   summarizeStream,
@@ -128,6 +135,57 @@ export async function streamSummary(
     });
   } catch (error) {
     throw asCliError(error, path);
+  }
+}
+
+/**
+ * One query kind in bounded memory: a streaming pass, and more passes over the file for lists that
+ * grow with the trace when they are written out (see `queryTraceStream`). CLI-friendly errors for
+ * the first pass; the caller maps errors of later passes with `asCliError`.
+ */
+export async function streamQuery<K extends StreamedQueryKind>(
+  path: string,
+  context: CliContext,
+  kind: K,
+  options: QueryStreamOptions = {},
+): Promise<QueryStream<K>> {
+  const size = checkTraceFile(path);
+  const budget = spanBudgetBytes(context);
+  try {
+    return await queryTraceStream(() => sourceFor(path, size, context), kind, {
+      file: path,
+      ...(budget === undefined ? {} : { spanBudgetBytes: budget }),
+      ...options,
+    });
+  } catch (error) {
+    throw asCliError(error, path);
+  }
+}
+
+/** `compareTraceFiles` of two paths: each trace streamed in turn. CLI-friendly errors, naming the file. */
+export async function streamComparison(
+  baselinePath: string,
+  candidatePath: string,
+  context: CliContext,
+  options: CompareStreamOptions = {},
+): Promise<Comparison> {
+  const baselineSize = checkTraceFile(baselinePath);
+  const candidateSize = checkTraceFile(candidatePath);
+  const budget = spanBudgetBytes(context);
+  const withBudget = budget === undefined ? options : { spanBudgetBytes: budget, ...options };
+  let current = baselinePath;
+  try {
+    return await compareTraceFiles(
+      () => sourceFor(baselinePath, baselineSize, context),
+      () => {
+        current = candidatePath;
+        return sourceFor(candidatePath, candidateSize, context);
+      },
+      // Each side's errors name its own file.
+      { ...withBudget, baselineFile: baselinePath, candidateFile: candidatePath },
+    );
+  } catch (error) {
+    throw asCliError(error, current);
   }
 }
 

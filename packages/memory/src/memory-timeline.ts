@@ -26,6 +26,11 @@ export interface MemoryTimelineOptions {
   timeline?: boolean;
   /** Default `"reference"`; see {@link MemoryAnalysisCompat}. */
   compat?: MemoryAnalysisCompat;
+  /**
+   * Receives each timeline point as it is made, instead of the timeline keeping it (a streamed
+   * query writes millions of points out this way). Implies `timeline: false` for `snapshot`.
+   */
+  onPoint?: (point: MemoryTimelinePoint) => void;
   /** The `step` a span carries itself (not inherited), for `autograd_retained_bytes`; see also `addSpan`. */
   spanStep?: (spanId: string) => ExecutionStep | undefined;
 }
@@ -103,6 +108,7 @@ function toPeakAllocation(allocation: LiveAllocation): PeakAllocation {
  */
 export class MemoryTimeline {
   readonly #keepTimeline: boolean;
+  readonly #onPoint: ((point: MemoryTimelinePoint) => void) | undefined;
   readonly #improved: boolean;
   readonly #spanStep: ((spanId: string) => ExecutionStep | undefined) | undefined;
   readonly #spanSteps = new Map<string, ExecutionStep | undefined>();
@@ -127,7 +133,8 @@ export class MemoryTimeline {
   #autogradSeen = false;
 
   constructor(options: MemoryTimelineOptions = {}) {
-    this.#keepTimeline = options.timeline ?? true;
+    this.#onPoint = options.onPoint;
+    this.#keepTimeline = this.#onPoint === undefined && (options.timeline ?? true);
     this.#improved = (options.compat ?? "reference") === "improved";
     this.#spanStep = options.spanStep;
   }
@@ -190,8 +197,8 @@ export class MemoryTimeline {
       });
     }
 
-    if (this.#keepTimeline) {
-      this.#points.push({
+    if (this.#keepTimeline || this.#onPoint !== undefined) {
+      const point: MemoryTimelinePoint = {
         timestamp_ns: event.timestamp_ns,
         device: event.device,
         live_bytes: state.live,
@@ -200,7 +207,9 @@ export class MemoryTimeline {
           ? subtractU64Saturating(this.#capacities.get(event.device) ?? 0, state.live)
           : 0,
         by_category: categoryBytes(state.categories),
-      });
+      };
+      if (this.#onPoint === undefined) this.#points.push(point);
+      else this.#onPoint(point);
     }
     if (compareU64(state.live, state.peak) > 0) {
       state.peak = state.live;

@@ -2,10 +2,11 @@
 // span deltas by semantic path, gradient changes.
 
 import { analyzeMemory } from "@cg/memory";
-import { compareCodePoints, type GradientState, type U64, u64ToBigInt } from "@cg/schema";
+import type { GradientEvent } from "@cg/schema";
+import { compareCodePoints, type GradientState, type RunMetadata, type U64, u64ToBigInt } from "@cg/schema";
 import { analyzeHealth, type HealthOptions } from "./health.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
-import { operatorTable } from "./operator-stats.js";
+import { type OperatorGroupField, type OperatorTable, operatorTable } from "./operator-stats.js";
 import { type SpanCost, spanCosts } from "./span-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { TraceDocument } from "./trace-document.js";
@@ -74,6 +75,22 @@ export interface CompareOptions extends HealthOptions {
   gradientLimit?: number;
   /** Most operator deltas listed (default 50). */
   operatorLimit?: number;
+  /** Operator deltas per op name and these fields (default: op name only). */
+  operatorGroupBy?: readonly OperatorGroupField[];
+}
+
+/** What a comparison needs of one trace: from a document here, or from a stream (`compareTraceFiles`). */
+export interface ComparisonSide {
+  run: RunMetadata;
+  trusted: boolean;
+  total_ns: U64;
+  peak_bytes: U64;
+  /** Summed totals of the measured subtree's spans, by `spanPathKey`. */
+  span_totals: Map<string, bigint>;
+  /** Each gradient's last fact, by `root/key`. */
+  gradients: Map<string, GradientSide>;
+  /** The full operator table (no limit), grouped as the comparison asks. */
+  operators: OperatorTable;
 }
 
 function signed(value: bigint): SignedInteger {
@@ -88,7 +105,11 @@ function percent(delta: bigint, base: bigint): number | undefined {
 
 const STEP_SUFFIX = { forward: "/Forward", backward: "/Backward", optimizer: "/Optimizer" } as const;
 
-export function spanPathKey(cost: SpanCost): string {
+export function spanPathKey(cost: {
+  path: string;
+  kind: SpanCost["kind"];
+  step?: SpanCost["step"] | undefined;
+}): string {
   const key = `${cost.path} [${cost.kind}]`;
   return cost.step === undefined ? key : key + STEP_SUFFIX[cost.step];
 }
@@ -104,14 +125,11 @@ function aggregateSpans(document: TraceDocument, options: HealthOptions): Map<st
   return totals;
 }
 
-function gradientMap(document: TraceDocument): Map<string, GradientSide> {
-  const map = new Map<string, GradientSide>();
-  for (const gradient of document.gradients) {
-    const side: GradientSide = { state: gradient.state };
-    if (gradient.norm !== undefined) side.norm = gradient.norm;
-    map.set(`${gradient.root}/${gradient.key}`, side);
-  }
-  return map;
+/** Records a gradient fact (a later fact of the same parameter replaces an earlier one). */
+export function addGradient(map: Map<string, GradientSide>, gradient: GradientEvent): void {
+  const side: GradientSide = { state: gradient.state };
+  if (gradient.norm !== undefined) side.norm = gradient.norm;
+  map.set(`${gradient.root}/${gradient.key}`, side);
 }
 
 function sameGradient(left: GradientSide | undefined, right: GradientSide | undefined): boolean {
@@ -119,22 +137,28 @@ function sameGradient(left: GradientSide | undefined, right: GradientSide | unde
   return left.state === right.state && Object.is(left.norm, right.norm);
 }
 
-function describeRun(document: TraceDocument, trusted: boolean): ComparedRun {
+/** The comparison side of a parsed trace. */
+export function documentSide(document: TraceDocument, options: CompareOptions = {}): ComparisonSide {
+  const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
+  const gradients = new Map<string, GradientSide>();
+  for (const gradient of document.gradients) addGradient(gradients, gradient);
   return {
-    run_id: document.run.run_id,
-    entrypoint: document.run.entrypoint,
-    trusted,
+    run: document.run,
+    trusted: analyzeHealth(document, healthOptions).trusted,
     total_ns: measuredTotal(document.spans),
     peak_bytes: analyzeMemory(
       { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
       { timeline: false },
     ).peak_bytes,
+    span_totals: aggregateSpans(document, healthOptions),
+    gradients,
+    operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [] }),
   };
 }
 
 function comparabilityReasons(
-  baseline: TraceDocument,
-  candidate: TraceDocument,
+  baseline: ComparisonSide,
+  candidate: ComparisonSide,
   reasons: string[],
   warnings: string[],
 ) {
@@ -170,24 +194,37 @@ export function compareTraces(
   candidate: TraceDocument,
   options: CompareOptions = {},
 ): Comparison {
-  const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
+  return compareSides(documentSide(baseline, options), documentSide(candidate, options), options);
+}
+
+/** Compares two traces from what each side holds (see `documentSide` and `compareTraceFiles`). */
+export function compareSides(
+  baseline: ComparisonSide,
+  candidate: ComparisonSide,
+  options: CompareOptions = {},
+): Comparison {
   const reasons: string[] = [];
   const warnings: string[] = [];
-  const baselineTrusted = analyzeHealth(baseline, healthOptions).trusted;
-  const candidateTrusted = analyzeHealth(candidate, healthOptions).trusted;
-  if (!baselineTrusted) reasons.push("baseline trace is structurally untrusted");
-  if (!candidateTrusted) reasons.push("candidate trace is structurally untrusted");
+  if (!baseline.trusted) reasons.push("baseline trace is structurally untrusted");
+  if (!candidate.trusted) reasons.push("candidate trace is structurally untrusted");
   comparabilityReasons(baseline, candidate, reasons, warnings);
 
-  const baselineRun = describeRun(baseline, baselineTrusted);
-  const candidateRun = describeRun(candidate, candidateTrusted);
+  const describe = (side: ComparisonSide): ComparedRun => ({
+    run_id: side.run.run_id,
+    entrypoint: side.run.entrypoint,
+    trusted: side.trusted,
+    total_ns: side.total_ns,
+    peak_bytes: side.peak_bytes,
+  });
+  const baselineRun = describe(baseline);
+  const candidateRun = describe(candidate);
   const baseTotal = u64ToBigInt(baselineRun.total_ns);
   const totalDelta = u64ToBigInt(candidateRun.total_ns) - baseTotal;
   const basePeak = u64ToBigInt(baselineRun.peak_bytes);
   const peakDelta = u64ToBigInt(candidateRun.peak_bytes) - basePeak;
 
-  const baseSpans = aggregateSpans(baseline, healthOptions);
-  const candidateSpans = aggregateSpans(candidate, healthOptions);
+  const baseSpans = baseline.span_totals;
+  const candidateSpans = candidate.span_totals;
   const spanKeys = new Set([...baseSpans.keys(), ...candidateSpans.keys()]);
   const spanDeltas = [...spanKeys]
     .map((path) => {
@@ -213,8 +250,8 @@ export function compareTraces(
       return entry;
     });
 
-  const baseGradients = gradientMap(baseline);
-  const candidateGradients = gradientMap(candidate);
+  const baseGradients = baseline.gradients;
+  const candidateGradients = candidate.gradients;
   const gradientKeys = [...new Set([...baseGradients.keys(), ...candidateGradients.keys()])].sort(
     compareCodePoints,
   );
@@ -241,11 +278,7 @@ export function compareTraces(
     peak_delta_bytes: signed(peakDelta),
     span_deltas: spanDeltas,
     gradient_changes: gradientChanges,
-    operators: compareOperators(
-      operatorTable(baseline),
-      operatorTable(candidate),
-      options.operatorLimit ?? 50,
-    ),
+    operators: compareOperators(baseline.operators, candidate.operators, options.operatorLimit ?? 50),
   };
   const totalPercent = percent(totalDelta, baseTotal);
   if (totalPercent !== undefined) comparison.total_delta_percent = totalPercent;

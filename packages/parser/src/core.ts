@@ -1,12 +1,16 @@
 // `@cg/parser/core`: the reader, health, summaries, queries and comparison without any Node module
 // (browsers, workers, edge runtimes). Sources are `{ text }`, bytes, a web `ReadableStream` or an
 // (async) iterable of chunks; the root entry `@cg/parser` adds file paths.
+export { type CompareStreamOptions, compareTraceFiles } from "./compare-stream.js";
 export {
   type ComparedRun,
+  type ComparisonSide,
+  compareSides,
   type CompareOptions,
   type Comparison,
   compareTraces,
   DESCRIPTIVE_TAGS,
+  documentSide,
   type GradientChange,
   type GradientSide,
   type SignedInteger,
@@ -25,6 +29,7 @@ export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
 export {
   compareOperators,
   type OperatorComparison,
+  operatorLabel,
   type OperatorDelta,
   type SignedCount,
 } from "./operator-compare.js";
@@ -57,8 +62,16 @@ export {
   type SpansResult,
   type TensorsResult,
 } from "./query-trace.js";
+export {
+  type QueryStream,
+  type QueryStreamOptions,
+  queryTraceStream,
+  type StreamedQueryKind,
+  type StreamedQueryResults,
+} from "./query-stream.js";
 export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js";
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
+export { RowSource } from "./row-source.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
 export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";

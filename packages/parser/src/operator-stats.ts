@@ -54,6 +54,14 @@ export interface OperatorTable {
   operators: OperatorStats[];
 }
 
+export interface OperatorAccumulatorOptions {
+  /**
+   * The span path of a span id, when grouping by path (default: from the spans given to `addSpan`).
+   * A streamed table passes paths from its compact span table here.
+   */
+  pathOf?: (spanId: string) => string;
+}
+
 export interface OperatorTableOptions {
   groupBy?: readonly OperatorGroupField[];
   /** Rows kept, the costliest first (default: all). */
@@ -166,12 +174,19 @@ export class OperatorAccumulator {
   readonly #groups = new Map<string, Group>();
   readonly #spans = new Map<string, { name: string; parent: string | undefined }>();
   readonly #paths = new Map<string, string>();
+  readonly #pathOf: (spanId: string) => string;
   #measuredTotal = 0n;
   #opTotal = 0n;
   #opCount = 0;
 
-  constructor(groupBy: readonly OperatorGroupField[] = []) {
+  constructor(groupBy: readonly OperatorGroupField[] = [], options: OperatorAccumulatorOptions = {}) {
     this.#groupBy = OPERATOR_GROUP_FIELDS.filter((field) => groupBy.includes(field));
+    this.#pathOf = options.pathOf ?? ((spanId) => this.#pathOfSpans(spanId));
+  }
+
+  /** Sets the denominator of `share_of_measured` at once (a streamed summary has it exact). */
+  setMeasuredTotal(totalNs: U64): void {
+    this.#measuredTotal = toBig(totalNs);
   }
 
   /** A span's name and parent (needed only to group by path). */
@@ -229,7 +244,7 @@ export class OperatorAccumulator {
     }
   }
 
-  #pathOf(spanId: string): string {
+  #pathOfSpans(spanId: string): string {
     const cached = this.#paths.get(spanId);
     if (cached !== undefined) return cached;
     const names: string[] = [];

@@ -111,6 +111,9 @@ export interface QueryOptions extends SpanCostOptions {
 
 const DEFAULT_LIMIT = 50;
 
+export const EFFICIENCY_NOTE =
+  "bytes per nanosecond of self time: output storage bytes ÷ op duration; only ops with both above 0";
+
 function opCosts(document: TraceDocument): OpCost[] {
   const perSpan = new Map<string, number>();
   return document.ops.map((op) => {
@@ -187,7 +190,7 @@ export function queryTrace<K extends QueryKind>(
         return {
           ...base,
           kind: "efficiency",
-          note: "bytes per nanosecond of self time: output storage bytes ÷ op duration; only ops with both above 0",
+          note: EFFICIENCY_NOTE,
           ops,
         };
       }

@@ -150,32 +150,9 @@ export function rankSpanCosts(
   options: SpanCostOptions,
   limit: number,
 ): SpanRankings {
-  const rows = table.size;
   const { depth, offsets, children } = structure;
-  const union = options.compat !== "reference";
-
-  // Children before parents: rows bucketed by depth, deepest first.
-  const byDepth = new Int32Array(rows);
-  const depthStart = new Int32Array(structure.maxDepth + 2);
-  for (let row = 0; row < rows; row++) {
-    const level = (depth[row] as number) + 1;
-    depthStart[level] = (depthStart[level] as number) + 1;
-  }
-  for (let level = 0; level <= structure.maxDepth; level++) {
-    depthStart[level + 1] = (depthStart[level + 1] as number) + (depthStart[level] as number);
-  }
-  const fill = depthStart.slice();
-  for (let row = 0; row < rows; row++) {
-    const level = depth[row] as number;
-    byDepth[fill[level] as number] = row;
-    fill[level] = (fill[level] as number) + 1;
-  }
-
-  const exact =
-    numberTotals(table, structure, ops, byDepth, union) ??
-    bigintTotals(table, structure, ops, byDepth, union);
-  const total = (row: number): bigint => BigInt(exact.totals[row] as number | bigint);
-  const selfTime = (row: number): bigint => BigInt(exact.selfTimes[row] as number | bigint);
+  const { total, selfTime } = spanTableTotals(table, structure, ops, options);
+  const rows = table.size;
 
   const inside = measuredSubtree(table, offsets, children);
   const slowest = new TopList<number>(limit);
@@ -207,6 +184,41 @@ export function rankSpanCosts(
     return result;
   };
   return { slowest: slowest.values().map(cost), heaviest: heaviest.values().map(cost) };
+}
+
+/** Every span's total and self time (as `spanCosts` computes them), by row. */
+export function spanTableTotals(
+  table: SpanTable,
+  structure: SpanTableStructure,
+  ops: SpanOpTotals,
+  options: SpanCostOptions,
+): { total: (row: number) => bigint; selfTime: (row: number) => bigint } {
+  const rows = table.size;
+  const union = options.compat !== "reference";
+  // Children before parents: rows bucketed by depth, deepest first.
+  const byDepth = new Int32Array(rows);
+  const depthStart = new Int32Array(structure.maxDepth + 2);
+  const depth = structure.depth;
+  for (let row = 0; row < rows; row++) {
+    const level = (depth[row] as number) + 1;
+    depthStart[level] = (depthStart[level] as number) + 1;
+  }
+  for (let level = 0; level <= structure.maxDepth; level++) {
+    depthStart[level + 1] = (depthStart[level + 1] as number) + (depthStart[level] as number);
+  }
+  const fill = depthStart.slice();
+  for (let row = 0; row < rows; row++) {
+    const level = depth[row] as number;
+    byDepth[fill[level] as number] = row;
+    fill[level] = (fill[level] as number) + 1;
+  }
+  const exact =
+    numberTotals(table, structure, ops, byDepth, union) ??
+    bigintTotals(table, structure, ops, byDepth, union);
+  return {
+    total: (row) => BigInt(exact.totals[row] as number | bigint),
+    selfTime: (row) => BigInt(exact.selfTimes[row] as number | bigint),
+  };
 }
 
 function saturateBig(value: bigint): bigint {
@@ -358,7 +370,7 @@ function coveredByChildrenBig(
 }
 
 /** 1 for the measured spans and everything below them. */
-function measuredSubtree(table: SpanTable, offsets: Int32Array, children: Int32Array): Uint8Array {
+export function measuredSubtree(table: SpanTable, offsets: Int32Array, children: Int32Array): Uint8Array {
   const inside = new Uint8Array(table.size);
   const stack: number[] = [];
   for (let row = 0; row < table.size; row++) if (table.measured(row)) stack.push(row);
@@ -373,7 +385,7 @@ function measuredSubtree(table: SpanTable, offsets: Int32Array, children: Int32A
 }
 
 /** Names from the topmost ancestor down to the span, joined with `/` (a cycle stops the walk). */
-function spanPath(table: SpanTable, row: number): string {
+export function spanPath(table: SpanTable, row: number): string {
   const chain: number[] = [];
   const seen = new Set<number>();
   let current = row;

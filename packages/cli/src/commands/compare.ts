@@ -1,4 +1,10 @@
-import { type Comparison, compareTraces, formatU64, type SignedInteger } from "@cg/trace";
+import {
+  type Comparison,
+  formatU64,
+  OPERATOR_GROUP_FIELDS,
+  operatorLabel,
+  type SignedInteger,
+} from "@cg/trace";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
@@ -6,12 +12,13 @@ import { stringifyJson } from "../format/json-output.js";
 import { createStyle, type Style } from "../format/style.js";
 import { renderFacts, renderTable } from "../format/table.js";
 import { formatDuration, formatPercent, formatSignedBytes, formatSignedDuration } from "../format/units.js";
-import { booleanOption } from "../parse-command-args.js";
-import { loadTrace } from "../trace-input.js";
+import { booleanOption, stringOption } from "../parse-command-args.js";
+import { streamComparison } from "../trace-input.js";
+import { groupByOption } from "./query.js";
 
 const big = (value: SignedInteger): bigint => BigInt(value);
 
-function renderComparison(comparison: Comparison, style: Style): string {
+export function renderComparison(comparison: Comparison, style: Style): string {
   const out: string[] = [];
   const verdict = comparison.comparable ? style.good("COMPARABLE") : style.bad("NOT COMPARABLE");
   out.push(`${style.bold("Comparison")}: ${verdict}\n`);
@@ -61,8 +68,9 @@ function renderComparison(comparison: Comparison, style: Style): string {
       operators.appeared.length > 0 ? `appeared: ${operators.appeared.join(", ")}` : "",
       operators.disappeared.length > 0 ? `disappeared: ${operators.disappeared.join(", ")}` : "",
     ].filter((part) => part !== "");
+    const grouped = operators.group_by.length > 0 ? ` and ${operators.group_by.join(", ")}` : "";
     out.push(
-      `\n${style.bold("Operator deltas")} (by op name, largest total change first${operators.deltas.length < operators.operator_count ? `, ${operators.deltas.length} of ${operators.operator_count}` : ""})\n`,
+      `\n${style.bold("Operator deltas")} (by op name${grouped}, largest total change first${operators.deltas.length < operators.operator_count ? `, ${operators.deltas.length} of ${operators.operator_count}` : ""})\n`,
     );
     if (changes.length > 0) out.push(`  ${escapeControl(changes.join("; "))}\n`);
     const duration = (value: number | bigint): string => formatSignedDuration(BigInt(value));
@@ -79,7 +87,9 @@ function renderComparison(comparison: Comparison, style: Style): string {
           { header: "Δ mean", align: "right" },
         ],
         operators.deltas.map((delta) => [
-          delta.status === "both" ? delta.op_name : `${delta.op_name} (${delta.status})`,
+          delta.status === "both"
+            ? operatorLabel(delta, operators.group_by)
+            : `${operatorLabel(delta, operators.group_by)} (${delta.status})`,
           `${delta.baseline_calls} → ${delta.candidate_calls}`,
           `${delta.calls_delta > 0 ? "+" : ""}${delta.calls_delta}`,
           `${formatDuration(delta.baseline_total_ns)} → ${formatDuration(delta.candidate_total_ns)}`,
@@ -120,6 +130,11 @@ export const compareCommand: Command = {
     { name: "candidate", description: "the trace compared against it (.jsonl)" },
   ],
   options: {
+    "group-by": {
+      type: "string",
+      valueName: "FIELDS",
+      description: `operator deltas per op name and ${OPERATOR_GROUP_FIELDS.join(", ")} (comma-separated)`,
+    },
     json: {
       type: "boolean",
       description:
@@ -130,12 +145,14 @@ export const compareCommand: Command = {
 mode, measured-region sync, warm-up steps and tags (source_revision, source_commit and build_id
 only warn). Untrusted traces are still compared, and marked not comparable.
 
+Both traces are streamed, one after the other: memory follows their span counts (two compact span
+tables of tens of bytes per span) and op counts (8 bytes per op), not the file sizes.
+
 Exit codes: 0 compared (the verdict is in the output), 2 usage error or a trace that does not parse.`,
   async run(args, context) {
     const [baselinePath, candidatePath] = args.positionals as [string, string];
-    const baseline = await loadTrace(baselinePath, context);
-    const candidate = await loadTrace(candidatePath, context);
-    const comparison = compareTraces(baseline, candidate);
+    const operatorGroupBy = groupByOption("compare", stringOption(args, "group-by"));
+    const comparison = await streamComparison(baselinePath, candidatePath, context, { operatorGroupBy });
     context.stdout(
       booleanOption(args, "json")
         ? `${stringifyJson(comparison)}\n`

@@ -1,63 +1,31 @@
 import {
-  analyzeHealth,
   OPERATOR_GROUP_FIELDS,
   type OperatorGroupField,
-  operatorTable,
   QUERY_KINDS,
-  type QueryResults,
-  queryTrace,
-  type StreamSummary,
-  u64ToBigInt,
+  type StreamedQueryResults,
 } from "@cg/trace";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
-import { loadTrace, streamSummary } from "../trace-input.js";
+import { asCliError, streamQuery } from "../trace-input.js";
 import { renderHealth } from "../views/render-health.js";
 import { renderOperators } from "../views/render-operators.js";
 import { renderQuery } from "../views/render-query.js";
+import { writeStreamedJson } from "../views/streamed-json.js";
+import { TEXT_ROWS, textRows } from "../views/text-rows.js";
 
 const KINDS = [...QUERY_KINDS, "ops"] as const;
 
-/** The "slowest" or "heaviest" result of `queryTrace`, from a streamed summary with rankings. */
-function streamedQuery(
-  stream: StreamSummary,
-  kind: "slowest" | "heaviest",
-): QueryResults["slowest"] | QueryResults["heaviest"] {
-  const rankings = stream.rankings;
-  if (rankings === undefined) throw new Error("query: the stream was read without rankLimit");
-  const base = { schema: "candle-graph/trace-query/1" as const, entrypoint: stream.run.entrypoint };
-  if (kind === "slowest") {
-    const total = stream.summary.total_ns;
-    return {
-      ...base,
-      kind,
-      total_ns: total,
-      total_ms: Number(u64ToBigInt(total)) / 1e6,
-      slowest_spans: rankings.slowest_spans,
-      slowest_ops: rankings.slowest_ops,
-    };
-  }
-  return {
-    ...base,
-    kind,
-    peak_bytes: stream.memory.peak_bytes,
-    heaviest_spans: rankings.heaviest_spans,
-    heaviest_ops: rankings.heaviest_ops,
-  };
-}
-
 /** `--group-by shape,dtype` (or repeated words) as a list of group fields. */
-function groupByOption(text: string | undefined): OperatorGroupField[] {
+export function groupByOption(command: string, text: string | undefined): OperatorGroupField[] {
   if (text === undefined) return [];
   const fields = text.split(/[,\s]+/).filter((field) => field !== "");
   for (const field of fields) {
     if (!(OPERATOR_GROUP_FIELDS as readonly string[]).includes(field)) {
       throw new UsageError({
-        message: `query: --group-by takes ${OPERATOR_GROUP_FIELDS.join(", ")} (comma-separated), got "${field}"`,
+        message: `${command}: --group-by takes ${OPERATOR_GROUP_FIELDS.join(", ")} (comma-separated), got "${field}"`,
       });
     }
   }
@@ -66,7 +34,7 @@ function groupByOption(text: string | undefined): OperatorGroupField[] {
 
 export const queryCommand: Command = {
   name: "query",
-  summary: "one focused view: slowest, heaviest, memory, efficiency, spans, tensors or gradients",
+  summary: "one focused view: slowest, heaviest, memory, efficiency, spans, tensors, gradients or ops",
   arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
   options: {
     kind: { type: "string", valueName: "K", description: `required: ${KINDS.join(", ")}` },
@@ -93,48 +61,44 @@ export const queryCommand: Command = {
               --group-by shape,dtype,device,path: calls, total, mean, min, p50, p95, max (exact
               nearest-rank percentiles), share of measured time, output and input bytes
 
+Every kind streams the trace: memory follows what the kind must hold (a compact span table for
+spans and --group-by path, 8 bytes per op for the operator percentiles), not the file size. Lists
+that grow with the trace (timeline, spans, edges, tensors, gradients) are read again from the file
+as they are written: --json writes every row; the text view lists at most ${TEXT_ROWS} rows of each
+(the timeline evenly sampled) and says so in a note.
+
 Exit codes: 0 printed, 2 usage error or a trace that does not parse.`,
   async run(args, context) {
     const path = args.positionals[0]!;
     const kind = choiceOption(args, "query", "kind", KINDS);
     const limit = positiveIntegerOption(args, "query", "limit", 50);
-    const groupBy = groupByOption(stringOption(args, "group-by"));
+    const groupBy = groupByOption("query", stringOption(args, "group-by"));
     if (groupBy.length > 0 && kind !== "ops") {
       throw new UsageError({ message: "query: --group-by applies to --kind ops only" });
     }
-    if (kind === "slowest" || kind === "heaviest") {
-      // Ranked from one streaming pass: memory follows the span count, not the file size.
-      const stream = await streamSummary(path, context, { rankLimit: limit });
-      const result = streamedQuery(stream, kind);
-      const health = stream.health;
+    const stream = await streamQuery(path, context, kind, { limit, groupBy });
+    const { health } = stream;
+    try {
       if (booleanOption(args, "json")) {
-        context.stdout(`${stringifyJson({ health, result })}\n`);
-      } else {
-        const style = createStyle(context.color);
-        const notes = stream.notes.map((note) => `note: ${note}\n`).join("");
-        context.stdout(`${renderHealth(health, style)}\n${renderQuery(result, style)}${notes}`);
+        await writeStreamedJson({ health, result: stream.result }, context.stdout);
+        return ExitCode.Ok;
       }
-      return ExitCode.Ok;
-    }
-    const document = await loadTrace(path, context);
-    const health = analyzeHealth(document);
-    if (kind === "ops") {
-      const result = operatorTable(document, { groupBy, limit });
       const style = createStyle(context.color);
+      const notes = [...stream.notes];
+      let body: string;
+      if (kind === "ops") {
+        body = renderOperators(stream.result as StreamedQueryResults["ops"], style, "Operators");
+      } else {
+        const text = await textRows(stream.result as StreamedQueryResults[typeof kind]);
+        for (const note of text.notes) notes.push(note);
+        body = renderQuery(text.result, style);
+      }
       context.stdout(
-        booleanOption(args, "json")
-          ? `${stringifyJson({ health, result })}\n`
-          : `${renderHealth(health, style)}\n${renderOperators(result, style, "Operators")}`,
+        `${renderHealth(health, style)}\n${body}${notes.map((note) => `note: ${note}\n`).join("")}`,
       );
       return ExitCode.Ok;
+    } catch (error) {
+      throw asCliError(error, path);
     }
-    const result = queryTrace(document, kind, { limit });
-    if (booleanOption(args, "json")) {
-      context.stdout(`${stringifyJson({ health, result })}\n`);
-    } else {
-      const style = createStyle(context.color);
-      context.stdout(`${renderHealth(health, style)}\n${renderQuery(result, style)}`);
-    }
-    return ExitCode.Ok;
   },
 };

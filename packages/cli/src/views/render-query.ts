@@ -194,7 +194,7 @@ export function renderQuery(result: QueryResult, style: Style): string {
       );
     case "gradients":
       return (
-        `${result.gradients.length} gradient facts, ${result.attention_count} need attention (${Object.entries(
+        `${Object.values(result.counts).reduce((sum, count) => sum + count, 0)} gradient facts, ${result.attention_count} need attention (${Object.entries(
           result.counts,
         )
           .map(([state, count]) => `${state} ${count}`)

@@ -1,0 +1,114 @@
+// `compareTraces` without documents: each trace is streamed once (a second read only when its ops
+// must be grouped by a path that was not final when they arrived), and reduced to what a comparison
+// needs: run metadata, trust, totals, per-path span totals, gradient facts and the operator table.
+// While a trace is read, memory is the streaming summary's plus a second compact span table (about
+// 30 bytes per span and its id and name bytes) and 8 bytes per op for the operator percentiles.
+import type { TraceEvent } from "@cg/schema";
+import {
+  addGradient,
+  type CompareOptions,
+  type Comparison,
+  type ComparisonSide,
+  compareSides,
+  type GradientSide,
+  spanPathKey,
+} from "./compare-traces.js";
+import { EventSpanTable } from "./event-span-table.js";
+import { readOptionsOf } from "./query-stream.js";
+import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
+import { spanTableIssues } from "./span-table-health.js";
+import { StreamedOperators } from "./streamed-operators.js";
+import { type StreamSummaryOptions, summarizeStream } from "./summarize-stream.js";
+import type { TraceSource } from "./trace-source.js";
+
+export interface CompareStreamOptions
+  extends CompareOptions,
+    Omit<StreamSummaryOptions, "rankLimit" | "onEvent" | "compat" | "file"> {
+  /** The names errors give each trace (default: the path, or a generic label). */
+  baselineFile?: string;
+  candidateFile?: string;
+}
+
+/** The comparison side of a trace, read as a stream. */
+export async function streamedSide(
+  open: () => TraceSource,
+  options: Omit<CompareStreamOptions, "baselineFile" | "candidateFile"> & { file?: string } = {},
+): Promise<ComparisonSide> {
+  const {
+    spanLimit: _spanLimit,
+    gradientLimit: _gradientLimit,
+    operatorLimit: _operatorLimit,
+    operatorGroupBy = [],
+    ...summaryOptions
+  } = options;
+  const spans = new EventSpanTable();
+  const gradients = new Map<string, GradientSide>();
+  const operators = new StreamedOperators(
+    operatorGroupBy,
+    operatorGroupBy.includes("path") ? spans : undefined,
+  );
+  // Own op time per span row; ops of spans not started yet wait by span id.
+  const opTotals = new SpanOpTotals();
+  const earlyOps = new Map<string, bigint>();
+  const onEvent = (event: TraceEvent): void => {
+    spans.add(event);
+    operators.add(event);
+    if (event.kind === "op") {
+      const row = spans.table.ids.get(event.span_id);
+      if (row >= 0) opTotals.add(row, event.duration_ns, 0);
+      else earlyOps.set(event.span_id, (earlyOps.get(event.span_id) ?? 0n) + BigInt(event.duration_ns));
+    } else if (event.kind === "gradient") {
+      addGradient(gradients, event);
+    }
+  };
+  const stream = await summarizeStream(open(), { ...summaryOptions, onEvent });
+  spans.complete();
+  const table = spans.table;
+  for (const [spanId, ns] of earlyOps) {
+    const row = table.ids.get(spanId);
+    if (row >= 0) opTotals.add(row, ns <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ns) : ns, 0);
+  }
+  earlyOps.clear();
+
+  const healthOptions = options.compat === undefined ? {} : { compat: options.compat };
+  const structure = spanTableIssues(table, healthOptions, []);
+  const { total } = spanTableTotals(table, structure, opTotals, healthOptions);
+  const inside = measuredSubtree(table, structure.offsets, structure.children);
+  const spanTotals = new Map<string, bigint>();
+  for (let row = 0; row < table.size; row++) {
+    if (inside[row] === 0) continue;
+    const step = table.step(row);
+    const key = spanPathKey({ path: spanPath(table, row), kind: table.kind(row), step });
+    spanTotals.set(key, (spanTotals.get(key) ?? 0n) + total(row));
+  }
+  return {
+    run: stream.run,
+    trusted: stream.health.trusted,
+    total_ns: stream.summary.total_ns,
+    peak_bytes: stream.memory.peak_bytes,
+    span_totals: spanTotals,
+    gradients,
+    operators: await operators.result(open, readOptionsOf(options), stream.summary.total_ns),
+  };
+}
+
+/**
+ * Compares two traces read as streams, one after the other: equal to `compareTraces` on their
+ * documents. `openBaseline` / `openCandidate` give each trace's bytes (a path, or a fresh stream).
+ */
+export async function compareTraceFiles(
+  openBaseline: () => TraceSource,
+  openCandidate: () => TraceSource,
+  options: CompareStreamOptions = {},
+): Promise<Comparison> {
+  const { baselineFile, candidateFile, ...shared } = options;
+  const baseline = await streamedSide(openBaseline, {
+    ...shared,
+    ...(baselineFile === undefined ? {} : { file: baselineFile }),
+  });
+  const candidate = await streamedSide(openCandidate, {
+    ...shared,
+    ...(candidateFile === undefined ? {} : { file: candidateFile }),
+  });
+  return compareSides(baseline, candidate, options);
+}

@@ -1,0 +1,77 @@
+// A SpanTable filled from a stream of events, with its own id table, for the streamed queries and
+// comparison (the streaming summary keeps its table to itself). Also the span paths that operator
+// rows are grouped by, computed from the table and cached per row as interned strings.
+import type { TraceEvent } from "@cg/schema";
+import { IdTable } from "./id-table.js";
+import { MISSING_PARENT, NO_PARENT, SpanTable } from "./span-table.js";
+
+/** Path cache column: not computed yet. */
+const UNKNOWN_PATH = -1;
+
+export class EventSpanTable {
+  readonly table = new SpanTable(new IdTable());
+  readonly #paths = new IdTable();
+  #pathOfRow = new Int32Array(1024).fill(UNKNOWN_PATH);
+  #complete = false;
+
+  /** Takes span starts and ends; other events are ignored. */
+  add(event: TraceEvent): void {
+    const table = this.table;
+    if (event.kind === "span_start") {
+      const row = table.ids.intern(event.id);
+      // A repeated id (lenient reads only) keeps its first row.
+      if (row === table.size) table.start(row, event);
+    } else if (event.kind === "span_end") {
+      const row = table.ids.get(event.id);
+      if (row >= 0) table.end(row, event);
+    }
+  }
+
+  /** Call once every span is in: parents named before their span started are linked. */
+  complete(): void {
+    this.table.resolveParents();
+    this.#complete = true;
+  }
+
+  /**
+   * Names from the topmost ancestor down to the span, joined with `/`, as `operatorTable` groups by
+   * path: an id that names no span stands for itself and ends the walk, a cycle ends it too. Before
+   * `complete`, undefined when the answer could still change (the span or an ancestor's parent has
+   * not started yet).
+   */
+  pathOf(spanId: string): string | undefined {
+    const table = this.table;
+    const start = table.ids.get(spanId);
+    if (start < 0) return this.#complete ? spanId : undefined;
+    if (start < this.#pathOfRow.length && this.#pathOfRow[start] !== UNKNOWN_PATH) {
+      return this.#paths.valueAt(this.#pathOfRow[start] as number);
+    }
+    const names: string[] = [];
+    const seen = new Set<number>();
+    for (let row = start; row >= 0 && !seen.has(row); ) {
+      seen.add(row);
+      names.push(table.name(row));
+      const parent = table.parent(row);
+      if (parent === MISSING_PARENT) {
+        if (!this.#complete) return undefined;
+        names.push(table.missingParents.get(row) as string);
+        break;
+      }
+      row = parent === NO_PARENT ? -1 : parent;
+    }
+    const path = names.reverse().join("/");
+    this.#cache(start, this.#paths.intern(path));
+    return path;
+  }
+
+  #cache(row: number, index: number): void {
+    if (row >= this.#pathOfRow.length) {
+      let capacity = this.#pathOfRow.length * 2;
+      while (capacity <= row) capacity *= 2;
+      const grown = new Int32Array(capacity).fill(UNKNOWN_PATH);
+      grown.set(this.#pathOfRow);
+      this.#pathOfRow = grown;
+    }
+    this.#pathOfRow[row] = index;
+  }
+}

@@ -1,0 +1,60 @@
+// The operator table of a streamed trace, fed event by event (see `OperatorAccumulator`).
+import type { TraceEvent, U64 } from "@cg/schema";
+import type { EventSpanTable } from "./event-span-table.js";
+import type { ReadOptions } from "./line-processor.js";
+import { OperatorAccumulator, type OperatorGroupField, type OperatorTable } from "./operator-stats.js";
+import { readTraceBatches } from "./read-trace-batches.js";
+import { REREAD_BATCH_SIZE } from "./row-source.js";
+import type { TraceSource } from "./trace-source.js";
+
+/**
+ * The operator table from the stream. Grouped by path, an op's path must be final when it is added;
+ * in writer output every span starts before its ops and its parents before it, so one pass does.
+ * Otherwise (an op before its span, a parent that starts late) the ops are read again once every
+ * span is in the table.
+ */
+export class StreamedOperators {
+  readonly #groupBy: readonly OperatorGroupField[];
+  readonly #spans: EventSpanTable | undefined;
+  #accumulator: OperatorAccumulator;
+  #needsSecondPass = false;
+
+  constructor(groupBy: readonly OperatorGroupField[], spans: EventSpanTable | undefined) {
+    this.#groupBy = groupBy;
+    this.#spans = spans;
+    this.#accumulator = this.#newAccumulator();
+  }
+
+  add(event: TraceEvent): void {
+    if (event.kind !== "op" || this.#needsSecondPass) return;
+    if (this.#spans !== undefined && this.#spans.pathOf(event.span_id) === undefined) {
+      this.#needsSecondPass = true;
+      return;
+    }
+    this.#accumulator.addOp(event);
+  }
+
+  async result(
+    open: () => TraceSource,
+    readOptions: ReadOptions,
+    measuredTotal: U64,
+    limit?: number,
+  ): Promise<OperatorTable> {
+    if (this.#needsSecondPass) {
+      this.#accumulator = this.#newAccumulator();
+      for await (const batch of readTraceBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+        for (const { event } of batch) if (event.kind === "op") this.#accumulator.addOp(event);
+      }
+    }
+    this.#accumulator.setMeasuredTotal(measuredTotal);
+    return this.#accumulator.result(limit === undefined ? {} : { limit });
+  }
+
+  #newAccumulator(): OperatorAccumulator {
+    const spans = this.#spans;
+    return new OperatorAccumulator(
+      this.#groupBy,
+      spans === undefined ? {} : { pathOf: (spanId) => spans.pathOf(spanId) as string },
+    );
+  }
+}
