@@ -4,10 +4,10 @@
 export { type CompareStreamOptions, compareTraceFiles } from "./compare-stream.js";
 export {
   type ComparedRun,
-  type ComparisonSide,
-  compareSides,
   type CompareOptions,
   type Comparison,
+  type ComparisonSide,
+  compareSides,
   compareTraces,
   DESCRIPTIVE_TAGS,
   documentSide,
@@ -29,8 +29,8 @@ export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
 export {
   compareOperators,
   type OperatorComparison,
-  operatorLabel,
   type OperatorDelta,
+  operatorLabel,
   type SignedCount,
 } from "./operator-compare.js";
 export {
@@ -45,6 +45,13 @@ export {
   operatorTableOfEvents,
 } from "./operator-stats.js";
 export { parseTrace, parseTraceText } from "./parse-trace.js";
+export {
+  type QueryStream,
+  type QueryStreamOptions,
+  queryTraceStream,
+  type StreamedQueryKind,
+  type StreamedQueryResults,
+} from "./query-stream.js";
 export {
   type EfficiencyEntry,
   type EfficiencyResult,
@@ -62,13 +69,6 @@ export {
   type SpansResult,
   type TensorsResult,
 } from "./query-trace.js";
-export {
-  type QueryStream,
-  type QueryStreamOptions,
-  queryTraceStream,
-  type StreamedQueryKind,
-  type StreamedQueryResults,
-} from "./query-stream.js";
 export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js";
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { RowSource } from "./row-source.js";
