@@ -11,20 +11,20 @@
 // Each reader returns the compact length of `"key":value,` for an accepted value, 0 for an absent
 // optional key and NaN for anything the tier does not accept: NaN survives every addition, so one
 // comparison with the line's length at the end decides, without a branch per key.
+//
+// The per-kind validators are generated from the layout table at module load (one sum of member
+// readers in table order, then the defaults of absent keys filled in; see generated-function.ts).
+// Where code generation is forbidden the tier declines every line.
 
 import { digitCount, floatExponentPossible, type JsonRecord, mayHaveExponent } from "./decode-values.js";
-import { EXECUTION_STEPS, GRADIENT_STATES, MEMORY_ACTIONS, MEMORY_CATEGORIES, SPAN_KINDS } from "./enums.js";
-import type {
-  DeviceMemoryEvent,
-  EdgeEvent,
-  GradientEvent,
-  MemoryEvent,
-  OpEvent,
-  SpanEndEvent,
-  SpanStartEvent,
-  TensorEvent,
-  TraceEvent,
-} from "./events.js";
+import { EVENT_LAYOUTS, type EventLayoutTable, type FieldLayout } from "./event-layouts.js";
+import type { TraceEvent } from "./events.js";
+import {
+  generatedFunction,
+  type SourceCompiler,
+  SourceConstants,
+  sourceString,
+} from "./generated-function.js";
 
 /**
  * Set by the number readers of the line being decoded (decoding is synchronous and never
@@ -32,6 +32,9 @@ import type {
  * its plain form (see u64Length in decode-values.ts).
  */
 let exponentPossible = false;
+
+// Member readers: the compact length of `"key":value,`, NaN for a value the tier does not take;
+// the `optional…` forms read an absent key as 0 (nothing on the line).
 
 /** `"key":"value",` */
 function stringMember(value: unknown, key: string): number {
@@ -60,11 +63,14 @@ function optionalU64Member(value: unknown, key: string): number {
   return value === undefined ? 0 : u64Member(value, key);
 }
 
-/** `"key":true,` / `"key":false,`; absent reads as the default `false`. */
+/** `"key":true,` / `"key":false,` */
 function booleanMember(value: unknown, key: string): number {
   if (value === true) return key.length + 8;
-  if (value === false) return key.length + 9;
-  return value === undefined ? 0 : Number.NaN;
+  return value === false ? key.length + 9 : Number.NaN;
+}
+
+function optionalBooleanMember(value: unknown, key: string): number {
+  return value === undefined ? 0 : booleanMember(value, key);
 }
 
 function enumMember(value: unknown, key: string, variants: readonly string[]): number {
@@ -75,19 +81,21 @@ function optionalEnumMember(value: unknown, key: string, variants: readonly stri
   return value === undefined ? 0 : enumMember(value, key, variants);
 }
 
-/** `"shape":[d,d],` */
-function shapeMember(value: unknown): number {
-  if (value === undefined) return 0;
+/** `"key":[d,d],` */
+function shapeMember(value: unknown, key: string): number {
   if (!Array.isArray(value)) return Number.NaN;
   const count = value.length;
-  let length = count === 0 ? 11 : count + 10;
+  let length = key.length + 4 + (count === 0 ? 2 : count + 1);
   for (let index = 0; index < count; index++) length += u64Digits(value[index]);
   return length;
 }
 
+function optionalShapeMember(value: unknown, key: string): number {
+  return value === undefined ? 0 : shapeMember(value, key);
+}
+
 /** `"key":["s","s"],` */
 function stringsMember(value: unknown, key: string): number {
-  if (value === undefined) return 0;
   if (!Array.isArray(value)) return Number.NaN;
   const count = value.length;
   let length = key.length + 4 + (count === 0 ? 2 : count + 1);
@@ -98,12 +106,19 @@ function stringsMember(value: unknown, key: string): number {
   return length;
 }
 
-/** `"key":number,` for `norm`: any finite number, written as String(value). */
-function optionalFloatMember(value: unknown, key: string): number {
-  if (value === undefined) return 0;
+function optionalStringsMember(value: unknown, key: string): number {
+  return value === undefined ? 0 : stringsMember(value, key);
+}
+
+/** `"key":number,`: any finite number, written as String(value). */
+function floatMember(value: unknown, key: string): number {
   if (typeof value !== "number") return Number.NaN;
   if (floatExponentPossible(value)) exponentPossible = true;
   return key.length + 4 + String(value).length;
+}
+
+function optionalFloatMember(value: unknown, key: string): number {
+  return value === undefined ? 0 : floatMember(value, key);
 }
 
 /**
@@ -114,110 +129,76 @@ function proven(line: string, kind: string, members: number): boolean {
   return kind.length + 11 + members === line.length && !(exponentPossible && mayHaveExponent(line));
 }
 
-function fastMemory(line: string, record: JsonRecord): MemoryEvent | undefined {
-  const members =
-    u64Member(record.timestamp_ns, "timestamp_ns") +
-    stringMember(record.tensor_id, "tensor_id") +
-    stringMember(record.span_id, "span_id") +
-    optionalStringMember(record.op_name, "op_name") +
-    stringMember(record.device, "device") +
-    u64Member(record.bytes, "bytes") +
-    enumMember(record.action, "action", MEMORY_ACTIONS) +
-    shapeMember(record.shape) +
-    stringMember(record.dtype, "dtype") +
-    optionalEnumMember(record.category, "category", MEMORY_CATEGORIES);
-  if (!proven(line, "memory", members)) return undefined;
-  if (record.shape === undefined) record.shape = [];
-  if (record.category === undefined) record.category = "other";
-  return record as unknown as MemoryEvent;
+/** The member reader of each wire type the tier takes: required, and absent-allowed (optional or defaulted). */
+const MEMBER_READERS: Partial<Record<FieldLayout["type"], readonly [MemberReader, MemberReader]>> = {
+  string: [stringMember, optionalStringMember],
+  u64: [u64Member, optionalU64Member],
+  boolean: [booleanMember, optionalBooleanMember],
+  f64: [floatMember, optionalFloatMember],
+  enum: [enumMember, optionalEnumMember],
+  strings: [stringsMember, optionalStringsMember],
+  shape: [shapeMember, optionalShapeMember],
+};
+
+type MemberReader = (value: unknown, key: string, variants: readonly string[]) => number;
+
+type PlainCompactText = (line: string, record: JsonRecord, kind: string) => TraceEvent | undefined;
+
+/** The generated validator of one kind, or undefined for a kind with a type the tier does not take. */
+function kindSource(
+  constants: SourceConstants,
+  fields: readonly FieldLayout[],
+  kind: string,
+): string | undefined {
+  const members: string[] = [];
+  let defaults = "";
+  for (const field of fields) {
+    const readers = MEMBER_READERS[field.type];
+    if (readers === undefined) return undefined;
+    const value = `record[${sourceString(field.key)}]`;
+    const variants = field.type === "enum" ? `, ${constants.ref(field.variants ?? [])}` : "";
+    const reader = `${field.presence === "required" ? "required" : "absentAllowed"}_${field.type}`;
+    members.push(`${reader}(${value}, ${sourceString(field.key)}${variants})`);
+    if (field.presence === "defaulted") {
+      // A fresh `[]` per event: events must not share a mutable default.
+      const fallback = Array.isArray(field.default) ? "[]" : constants.ref(field.default);
+      defaults += `if (${value} === undefined) ${value} = ${fallback};\n`;
+    }
+  }
+  return `if (!proven(line, ${sourceString(kind)}, ${members.join(" + ") || "0"})) return undefined;\n${defaults}return record;\n`;
 }
 
-function fastOp(line: string, record: JsonRecord): OpEvent | undefined {
-  const members =
-    stringMember(record.span_id, "span_id") +
-    stringMember(record.op_name, "op_name") +
-    stringsMember(record.inputs, "inputs") +
-    optionalStringMember(record.output, "output") +
-    shapeMember(record.shape) +
-    stringMember(record.dtype, "dtype") +
-    stringMember(record.device, "device") +
-    u64Member(record.duration_ns, "duration_ns") +
-    optionalU64Member(record.timestamp_ns, "timestamp_ns") +
-    optionalU64Member(record.storage_bytes, "storage_bytes") +
-    optionalU64Member(record.input_storage_bytes, "input_storage_bytes");
-  if (!proven(line, "op", members)) return undefined;
-  if (record.inputs === undefined) record.inputs = [];
-  if (record.shape === undefined) record.shape = [];
-  if (record.timestamp_ns === undefined) record.timestamp_ns = 0;
-  if (record.input_storage_bytes === undefined) record.input_storage_bytes = 0;
-  return record as unknown as OpEvent;
+const declineEvery: PlainCompactText = () => undefined;
+
+/**
+ * The plain compact-text tier of `layouts`; where code generation is forbidden, one that declines
+ * every line.
+ * @internal
+ */
+export function compilePlainCompactText(
+  layouts: EventLayoutTable,
+  compile?: SourceCompiler,
+): PlainCompactText {
+  const constants = new SourceConstants();
+  let cases = "";
+  for (const layout of Object.values(layouts)) {
+    const body = kindSource(constants, layout.fields, layout.kind);
+    if (body !== undefined) cases += `case ${sourceString(layout.kind)}: {\n${body}}\n`;
+  }
+  const source = `return function decodePlainCompactText(line, record, kind) {\nstartLine();\nswitch (kind) {\n${cases}default:\nreturn undefined;\n}\n};\n`;
+  const bindings: Record<string, unknown> = { C: constants.values, startLine, proven };
+  for (const [type, [required, absentAllowed]] of Object.entries(MEMBER_READERS)) {
+    bindings[`required_${type}`] = required;
+    bindings[`absentAllowed_${type}`] = absentAllowed;
+  }
+  return generatedFunction<PlainCompactText>(bindings, source, compile) ?? declineEvery;
 }
 
-function fastTensor(line: string, record: JsonRecord): TensorEvent | undefined {
-  const members =
-    stringMember(record.span_id, "span_id") +
-    stringMember(record.tensor_id, "tensor_id") +
-    shapeMember(record.shape) +
-    stringMember(record.dtype, "dtype") +
-    stringMember(record.device, "device") +
-    booleanMember(record.requires_grad, "requires_grad") +
-    optionalU64Member(record.storage_bytes, "storage_bytes") +
-    optionalEnumMember(record.category, "category", MEMORY_CATEGORIES);
-  if (!proven(line, "tensor", members)) return undefined;
-  if (record.shape === undefined) record.shape = [];
-  if (record.requires_grad === undefined) record.requires_grad = false;
-  if (record.category === undefined) record.category = "other";
-  return record as unknown as TensorEvent;
+function startLine(): void {
+  exponentPossible = false;
 }
 
-function fastSpanStart(line: string, record: JsonRecord): SpanStartEvent | undefined {
-  const members =
-    stringMember(record.id, "id") +
-    optionalStringMember(record.parent_id, "parent_id") +
-    stringMember(record.name, "name") +
-    u64Member(record.start_ns, "start_ns") +
-    enumMember(record.span_kind, "span_kind", SPAN_KINDS) +
-    booleanMember(record.measured, "measured") +
-    optionalEnumMember(record.step, "step", EXECUTION_STEPS);
-  if (!proven(line, "span_start", members)) return undefined;
-  if (record.measured === undefined) record.measured = false;
-  return record as unknown as SpanStartEvent;
-}
-
-function fastSpanEnd(line: string, record: JsonRecord): SpanEndEvent | undefined {
-  const members = stringMember(record.id, "id") + optionalU64Member(record.duration_ns, "duration_ns");
-  if (!proven(line, "span_end", members)) return undefined;
-  if (record.duration_ns === undefined) record.duration_ns = 0;
-  return record as unknown as SpanEndEvent;
-}
-
-function fastDeviceMemory(line: string, record: JsonRecord): DeviceMemoryEvent | undefined {
-  const members =
-    u64Member(record.timestamp_ns, "timestamp_ns") +
-    stringMember(record.device, "device") +
-    u64Member(record.used_bytes, "used_bytes") +
-    u64Member(record.free_bytes, "free_bytes") +
-    optionalU64Member(record.reserved_bytes, "reserved_bytes");
-  return proven(line, "device_memory", members) ? (record as unknown as DeviceMemoryEvent) : undefined;
-}
-
-function fastGradient(line: string, record: JsonRecord): GradientEvent | undefined {
-  const members =
-    stringMember(record.event_id, "event_id") +
-    stringMember(record.root, "root") +
-    stringMember(record.key, "key") +
-    enumMember(record.state, "state", GRADIENT_STATES) +
-    optionalFloatMember(record.norm, "norm");
-  return proven(line, "gradient", members) ? (record as unknown as GradientEvent) : undefined;
-}
-
-function fastEdge(line: string, record: JsonRecord): EdgeEvent | undefined {
-  const members =
-    stringMember(record.from_span, "from_span") +
-    stringMember(record.to_span, "to_span") +
-    u64Member(record.duration_ns, "duration_ns");
-  return proven(line, "edge", members) ? (record as unknown as EdgeEvent) : undefined;
-}
+const plainCompactText = compilePlainCompactText(EVENT_LAYOUTS);
 
 /**
  * The plain compact-text tier: the final event when `line` (whose JSON.parse result is `record`, with
@@ -229,26 +210,5 @@ export function decodePlainCompactText(
   record: JsonRecord,
   kind: string,
 ): TraceEvent | undefined {
-  exponentPossible = false;
-  // Most frequent kinds first.
-  switch (kind) {
-    case "memory":
-      return fastMemory(line, record);
-    case "op":
-      return fastOp(line, record);
-    case "tensor":
-      return fastTensor(line, record);
-    case "span_start":
-      return fastSpanStart(line, record);
-    case "span_end":
-      return fastSpanEnd(line, record);
-    case "device_memory":
-      return fastDeviceMemory(line, record);
-    case "gradient":
-      return fastGradient(line, record);
-    case "edge":
-      return fastEdge(line, record);
-    default:
-      return undefined;
-  }
+  return plainCompactText(line, record, kind);
 }

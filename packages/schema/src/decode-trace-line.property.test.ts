@@ -1,4 +1,4 @@
-// The hand-written validators agree with the zod schemas: for random objects shaped like events
+// The table-generated validators agree with the zod schemas: for random objects shaped like events
 // (valid and mutated), decodeTraceLine(JSON) accepts exactly when zod accepts, with equal output.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

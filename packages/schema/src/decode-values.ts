@@ -115,37 +115,25 @@ export function wrongType(value: unknown, expected: string, fieldName: string): 
   );
 }
 
-export function requiredString(value: unknown, key: string, context: DecodeContext): string {
-  if (typeof value === "string") {
-    account(context, key, value.length + 2);
-    return value;
-  }
-  if (value === undefined) missingField(context, key);
-  return wrongType(value, "a string", field(context, key));
+/** An explicit `null` read as absent: it is on the line (`"key":null,`) but not in the event. */
+export function nullAsAbsent(key: string, context: DecodeContext): void {
+  account(context, key, 4);
+  context.sawNull = true;
 }
 
-/** Optional string without default: absent and `null` both read as absent. */
-export function optionalString(value: unknown, key: string, context: DecodeContext): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === "string") {
-    account(context, key, value.length + 2);
-    return value;
-  }
-  if (value === null) {
-    account(context, key, 4);
-    context.sawNull = true;
-    return undefined;
-  }
-  return wrongType(value, "a string", field(context, key));
+// Readers of a present, non-absent value of each wire type: the value as the event holds it, or a
+// LineFailure naming the field. Absent keys and null-as-absent are the caller's (event-validators.ts).
+
+export function stringValue(value: unknown, key: string, context: DecodeContext): string {
+  if (typeof value !== "string") return wrongType(value, "a string", field(context, key));
+  account(context, key, value.length + 2);
+  return value;
 }
 
-export function defaultedBoolean(value: unknown, key: string, context: DecodeContext): boolean {
-  if (typeof value === "boolean") {
-    account(context, key, value ? 4 : 5);
-    return value;
-  }
-  if (value === undefined) return false;
-  return wrongType(value, "a boolean", field(context, key));
+export function booleanValue(value: unknown, key: string, context: DecodeContext): boolean {
+  if (typeof value !== "boolean") return wrongType(value, "a boolean", field(context, key));
+  account(context, key, value ? 4 : 5);
+  return value;
 }
 
 function quoteVariants(variants: readonly string[]): string {
@@ -161,39 +149,17 @@ export function unknownVariant(value: string, variants: readonly string[], field
   );
 }
 
-/** An enum value; `undefined` when the key is absent (callers apply required/default rules). */
-export function enumValue<T extends string>(
+export function enumValue(
   value: unknown,
   key: string,
-  variants: readonly T[],
+  variants: readonly string[],
   context: DecodeContext,
-  nullIsAbsent: boolean,
-): T | undefined {
-  if (typeof value === "string") {
-    if ((variants as readonly string[]).includes(value)) {
-      account(context, key, value.length + 2);
-      return value as T;
-    }
-    return unknownVariant(value, variants, field(context, key));
-  }
-  if (value === undefined) return undefined;
-  if (value === null && nullIsAbsent) {
-    account(context, key, 4);
-    context.sawNull = true;
-    return undefined;
-  }
-  return wrongType(value, `one of ${variants.join(", ")}`, field(context, key));
-}
-
-export function requiredEnum<T extends string>(
-  value: unknown,
-  key: string,
-  variants: readonly T[],
-  context: DecodeContext,
-): T {
-  const variant = enumValue(value, key, variants, context, false);
-  if (variant === undefined) return missingField(context, key);
-  return variant;
+): string {
+  if (typeof value !== "string")
+    return wrongType(value, `one of ${variants.join(", ")}`, field(context, key));
+  if (!variants.includes(value)) return unknownVariant(value, variants, field(context, key));
+  account(context, key, value.length + 2);
+  return value;
 }
 
 /**
@@ -261,52 +227,29 @@ export function floatExponentPossible(value: number): boolean {
   return Number.isInteger(value) && magnitude >= 100 && value % 100 === 0;
 }
 
-export function requiredU64(value: unknown, key: string, context: DecodeContext): U64 {
-  if (value === undefined) missingField(context, key);
+export function u64Checked(value: unknown, key: string, context: DecodeContext): U64 {
   const result = u64Value(value, key, -1, context, "u64");
   account(context, key, u64Length(result, context));
   return result;
 }
 
-export function defaultedU64(value: unknown, key: string, context: DecodeContext): U64 {
-  if (value === undefined) return 0;
-  const result = u64Value(value, key, -1, context, "u64");
-  account(context, key, u64Length(result, context));
-  return result;
-}
-
-/** Optional u64 without default: absent and `null` both read as absent. */
-export function optionalU64(value: unknown, key: string, context: DecodeContext): U64 | undefined {
-  if (value === undefined) return undefined;
-  if (value === null) {
-    account(context, key, 4);
-    context.sawNull = true;
-    return undefined;
-  }
-  const result = u64Value(value, key, -1, context, "u64");
-  account(context, key, u64Length(result, context));
-  return result;
-}
-
-/** `shape`: an array of usize, default `[]`; `null` is rejected. Reuses the parsed array. */
-export function shapeValue(value: unknown, context: DecodeContext): U64[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) return wrongType(value, "a sequence", field(context, "shape"));
+/** A shape: an array of usize. Reuses the parsed array. */
+export function shapeValue(value: unknown, key: string, context: DecodeContext): U64[] {
+  if (!Array.isArray(value)) return wrongType(value, "a sequence", field(context, key));
   const shape = value as unknown[];
   let length = shape.length === 0 ? 2 : shape.length + 1;
   for (let index = 0; index < shape.length; index++) {
     const element = shape[index];
-    const result = u64Value(element, "shape", index, context, "usize");
+    const result = u64Value(element, key, index, context, "usize");
     if (result !== element) shape[index] = result;
     length += u64Length(result, context);
   }
-  account(context, "shape", length);
+  account(context, key, length);
   return shape as U64[];
 }
 
-/** `inputs`: an array of strings, default `[]`; `null` is rejected. Reuses the parsed array. */
+/** An array of strings. Reuses the parsed array. */
 export function stringArrayValue(value: unknown, key: string, context: DecodeContext): string[] {
-  if (value === undefined) return [];
   if (!Array.isArray(value)) return wrongType(value, "a sequence", field(context, key));
   const strings = value as unknown[];
   let length = strings.length === 0 ? 2 : strings.length + 1;
@@ -320,21 +263,24 @@ export function stringArrayValue(value: unknown, key: string, context: DecodeCon
 }
 
 /**
- * `tags`: a string map, required. Copied into a null-prototype object so keys such as `__proto__`
- * or `constructor` stay plain data and cannot reach any prototype.
+ * A string map (`tags`). Copied into a null-prototype object so keys such as `__proto__` or
+ * `constructor` stay plain data and cannot reach any prototype.
  */
-export function tagsValue(value: unknown, context: DecodeContext): Record<string, string> {
-  if (value === undefined) return missingField(context, "tags");
+export function stringMapValue(
+  value: unknown,
+  mapKey: string,
+  context: DecodeContext,
+): Record<string, string> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return wrongType(value, "a map", field(context, "tags"));
+    return wrongType(value, "a map", field(context, mapKey));
   }
-  // A repeated tag key must not hide a bad earlier value: the scan saw every value in text order.
+  // A repeated map key must not hide a bad earlier value: the scan saw every value in text order.
   const hidden = context.mapFailure;
-  if (hidden !== null && hidden.key === "tags") {
+  if (hidden !== null && hidden.key === mapKey) {
     throw new LineFailure(
       "invalid_type",
       `invalid type: ${hidden.description}, expected a string`,
-      `${context.kind}.tags.${hidden.entry}`,
+      `${context.kind}.${mapKey}.${hidden.entry}`,
     );
   }
   const tags = Object.create(null) as Record<string, string>;
@@ -343,26 +289,18 @@ export function tagsValue(value: unknown, context: DecodeContext): Record<string
   let length = keys.length === 0 ? 2 : keys.length + 1;
   for (const key of keys) {
     const tag = source[key];
-    if (typeof tag !== "string") wrongType(tag, "a string", `${context.kind}.tags.${key}`);
+    if (typeof tag !== "string") wrongType(tag, "a string", `${context.kind}.${mapKey}.${key}`);
     tags[key] = tag as string;
     length += key.length + 3 + (tag as string).length + 2;
   }
-  account(context, "tags", length);
+  account(context, mapKey, length);
   return tags;
 }
 
-/** `norm`: any finite JSON number (ints read as floats, -0 kept); `null` reads as absent. */
-export function optionalFloat(value: unknown, key: string, context: DecodeContext): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === "number") {
-    if (floatExponentPossible(value)) context.exponentPossible = true;
-    account(context, key, String(value).length);
-    return value;
-  }
-  if (value === null) {
-    account(context, key, 4);
-    context.sawNull = true;
-    return undefined;
-  }
-  return wrongType(value, "f64", field(context, key));
+/** An f64 (`norm`): any finite JSON number (ints read as floats, -0 kept). */
+export function floatValue(value: unknown, key: string, context: DecodeContext): number {
+  if (typeof value !== "number") return wrongType(value, "f64", field(context, key));
+  if (floatExponentPossible(value)) context.exponentPossible = true;
+  account(context, key, String(value).length);
+  return value;
 }

@@ -1,16 +1,19 @@
 // EVENT_LAYOUTS is the single source of the wire layout. Two kinds of checks:
 // 1. A MODIFIED table (a field added, fields reordered) is followed by every artefact derived from
 //    a table: the zod schema and its TypeScript type, the JSON Schema, the canonical encoder, the
-//    canonical reader's key literals and the known-key sets of the duplicate rule.
-// 2. The hand-written decoders (canonical bytes, compact text, any JSON) agree with the real table
-//    on every key of every kind: what a missing key, a `null` and a wrong type mean, the defaults,
-//    and the key order of canonical lines.
+//    canonical byte reader (also where code generation is forbidden), the plain compact-text
+//    validators, the text tiers' validators and the known-key sets of the duplicate rule. (The
+//    writer's serializers: packages/writer/src/serialize/wire-layout.test.ts.)
+// 2. The decoders (canonical bytes, compact text, any JSON) agree with the real table on every key
+//    of every kind: what a missing key, a `null` and a wrong type mean, the defaults, and the key
+//    order of canonical lines.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { buildTraceJsonSchema } from "../scripts/trace-json-schema.js";
-import { kindLiterals, memberLiterals } from "./canonical-key-literals.js";
 import { decodeAnyJson } from "./decode-any-json.js";
-import { decodeCanonicalLine } from "./decode-canonical-bytes.js";
+import { canonicalLineDecoder, decodeCanonicalLine } from "./decode-canonical-bytes.js";
+import { compilePlainCompactText } from "./decode-plain-compact-text.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
+import { newContext } from "./decode-values.js";
 import { encodeTraceEvent, encodeWithLayout } from "./encode-events.js";
 import {
   EVENT_LAYOUTS,
@@ -19,7 +22,10 @@ import {
   type FieldLayout,
   knownKeySets,
 } from "./event-layouts.js";
+import { compileRecordValidator } from "./event-validators.js";
 import type { TraceEvent } from "./events.js";
+import type { SourceCompiler } from "./generated-function.js";
+import { LineFailure } from "./line-decode-error.js";
 import type { U64 } from "./u64.js";
 import { type EventOfLayout, zodSchemaOf } from "./zod-from-layout.js";
 
@@ -56,6 +62,11 @@ const op = {
   timestamp_ns: 9,
   input_storage_bytes: 0,
 } as const;
+
+/** What a page whose Content Security Policy forbids code generation does to `new Function`. */
+const forbidden: SourceCompiler = () => {
+  throw new EvalError("Code generation from strings disallowed for this context");
+};
 
 describe("a modified table is followed by every derived artefact", () => {
   it("zod schema and TypeScript type", () => {
@@ -96,10 +107,78 @@ describe("a modified table is followed by every derived artefact", () => {
     expect(zodSchemaOf(MODIFIED.op).parse(JSON.parse(line))).toEqual(op);
   });
 
-  it("canonical reader key literals and the duplicate rule", () => {
-    expect(memberLiterals(MODIFIED).queue_ns).toBe(',"queue_ns":');
-    expect(kindLiterals(MODIFIED).span_end).toBe('span_end","duration_ns":');
-    expect(kindLiterals(EVENT_LAYOUTS).span_end).toBe('span_end","id":');
+  const bytes = (line: string) => new TextEncoder().encode(line);
+  const opLine = encodeWithLayout(MODIFIED.op, op);
+  const { queue_ns: _queue, ...opWithoutQueue } = op;
+  const opLineWithoutQueue = encodeWithLayout(MODIFIED.op, opWithoutQueue);
+  const spanEndLine = '{"kind":"span_end","duration_ns":3,"id":"a"}';
+
+  it("canonical byte reader", () => {
+    const decode = canonicalLineDecoder(MODIFIED);
+    const event = decode(bytes(opLine));
+    expect(event).toEqual(op);
+    expect(Object.keys(event ?? {})).toEqual(Object.keys(op));
+    expect(decode(bytes(opLineWithoutQueue))).toEqual(opWithoutQueue);
+    expect(decode(bytes(opLine.replace('"queue_ns":7', '"queue_ns":"7"')))).toBeUndefined();
+    expect(Object.keys(decode(bytes(spanEndLine)) ?? {})).toEqual(["kind", "duration_ns", "id"]);
+    // The old order is no longer canonical for the modified table, and the real table is unchanged.
+    expect(decode(bytes('{"kind":"span_end","id":"a","duration_ns":3}'))).toBeUndefined();
+    expect(decodeCanonicalLine(bytes(opLine))).toBeUndefined();
+    expect(decodeCanonicalLine(bytes(spanEndLine))).toBeUndefined();
+    expect(decodeCanonicalLine(bytes(opLineWithoutQueue))).toEqual(opWithoutQueue);
+  });
+
+  it("plain compact-text validators", () => {
+    const plain = compilePlainCompactText(MODIFIED);
+    expect(plain(opLine, JSON.parse(opLine), "op")).toEqual(op);
+    expect(plain(opLineWithoutQueue, JSON.parse(opLineWithoutQueue), "op")).toEqual(opWithoutQueue);
+    const quoted = opLine.replace('"queue_ns":7', '"queue_ns":"7"');
+    expect(plain(quoted, JSON.parse(quoted), "op")).toBeUndefined();
+    expect(plain(spanEndLine, JSON.parse(spanEndLine), "span_end")).toEqual({
+      kind: "span_end",
+      id: "a",
+      duration_ns: 3,
+    });
+    // For the real table `queue_ns` is an unknown key: the length proof fails.
+    const real = compilePlainCompactText(EVENT_LAYOUTS);
+    expect(real(opLine, JSON.parse(opLine), "op")).toBeUndefined();
+  });
+
+  it.each([
+    ["generated", undefined],
+    ["closures (code generation forbidden)", forbidden],
+  ] as const)("the text tiers' validators: %s", (_name, compile) => {
+    const validate = compileRecordValidator(MODIFIED, compile);
+    const run = (record: Record<string, unknown>) => {
+      try {
+        return validate(record, newContext(String(record.kind), null));
+      } catch (error) {
+        return error;
+      }
+    };
+    expect(run({ ...op, queue_ns: 7 })).toEqual(op);
+    expect(run({ ...op, queue_ns: null })).toEqual(opWithoutQueue);
+    expect(run({ ...op, queue_ns: "7" })).toMatchObject({ field: "op.queue_ns", code: "expected_u64" });
+    expect(run({ ...op, queue_ns: -1 })).toBeInstanceOf(LineFailure);
+    const spanEnd = run({ kind: "span_end", id: "a" });
+    expect(spanEnd).toEqual({ kind: "span_end", duration_ns: 0, id: "a" });
+    expect(Object.keys(spanEnd as object)).toEqual(["kind", "duration_ns", "id"]);
+    // The real table ignores `queue_ns`, whatever its value.
+    const real = compileRecordValidator(EVENT_LAYOUTS, compile);
+    expect(real({ ...op, queue_ns: "7" }, newContext("op", null))).toEqual(opWithoutQueue);
+  });
+
+  it("where code generation is forbidden, the generated tiers decline and the rest decides", () => {
+    expect(canonicalLineDecoder(MODIFIED, forbidden)(bytes(opLine))).toBeUndefined();
+    expect(compilePlainCompactText(MODIFIED, forbidden)(opLine, JSON.parse(opLine), "op")).toBeUndefined();
+    // A generator fault is not mistaken for a forbidden environment.
+    const broken: SourceCompiler = () => {
+      throw new SyntaxError("Unexpected token");
+    };
+    expect(() => canonicalLineDecoder(MODIFIED, broken)).toThrow(SyntaxError);
+  });
+
+  it("the duplicate rule's known keys", () => {
     expect(knownKeySets(MODIFIED).get("op")?.has("queue_ns")).toBe(true);
     expect(knownKeySets(EVENT_LAYOUTS).get("op")?.has("queue_ns")).toBe(false);
   });
@@ -146,6 +225,8 @@ function lineWith(layout: EventLayout, key: string, value: unknown): string {
   return JSON.stringify(event);
 }
 
+const closureValidator = compileRecordValidator(EVENT_LAYOUTS, forbidden);
+
 function decodeBoth(line: string, kind: string) {
   const result = decodeTraceLine(line);
   let exact: unknown;
@@ -154,6 +235,16 @@ function decodeBoth(line: string, kind: string) {
   } catch (error) {
     exact = error;
   }
+  // The closures that stand in for the generated validators where code generation is forbidden
+  // give the same event or the same error.
+  let closures: unknown;
+  try {
+    closures = closureValidator(JSON.parse(line), newContext(kind, null));
+  } catch (error) {
+    closures = error;
+  }
+  if (exact instanceof LineFailure) expect(closures).toEqual(exact);
+  else expect(closures).toEqual(exact);
   return { result, exact };
 }
 
@@ -161,7 +252,7 @@ const cases = Object.values(EVENT_LAYOUTS).flatMap((layout) =>
   layout.fields.map((field) => [`${layout.kind}.${field.key}`, layout, field] as const),
 );
 
-describe("the hand-written decoders agree with the table", () => {
+describe("the decoders agree with the table", () => {
   it.each(cases)("%s: absent, null and a wrong type", (name, layout, field) => {
     const absent = decodeBoth(lineWith(layout, field.key, undefined), layout.kind);
     if (field.presence === "required") {

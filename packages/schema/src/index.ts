@@ -29,6 +29,7 @@ export {
   type WireType,
 } from "./event-layouts.js";
 export * from "./events.js";
+export { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "./generated-function.js";
 export {
   type DecodeLineResult,
   LINE_ERROR_CODES,

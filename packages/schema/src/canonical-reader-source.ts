@@ -1,0 +1,123 @@
+// The canonical-bytes tier's event readers, generated from the layout table (see
+// generated-function.ts). Per kind, one straight-line function reads the members in the table's
+// order with the cursor's token readers — `,"key":` literals compared a word at a time, optional
+// keys looked for, required ones expected — and builds the event as event-literal-source.ts
+// does, keys in line order as JSON.parse would have created them. A kind with a value the
+// cursor cannot read (`meta`'s string map) gets no reader: its lines go to the text tiers.
+import * as cursor from "./canonical-cursor.js";
+import type { EventLayout, EventLayoutTable, FieldLayout, WireType } from "./event-layouts.js";
+import { eventReturnSource } from "./event-literal-source.js";
+import type { TraceEvent } from "./events.js";
+import {
+  generatedFunction,
+  type SourceCompiler,
+  SourceConstants,
+  sourceString,
+} from "./generated-function.js";
+
+/** Reads the event at the cursor (just after nothing: it matches `{"kind":"` itself). */
+export type CanonicalEventReader = () => TraceEvent | undefined;
+
+/** The cursor call that reads each wire type; types without one make their kind unreadable here. */
+const READ_CALLS: Partial<Record<WireType, string>> = {
+  string: "readString()",
+  u64: "readU64()",
+  boolean: "readBoolean()",
+  f64: "readFloat()",
+  strings: "readStrings()",
+  shape: "readShape()",
+};
+
+class ReaderSource {
+  readonly constants = new SourceConstants();
+  readonly #literals = new Map<string, string>();
+
+  literal(text: string): string {
+    let ref = this.#literals.get(text);
+    if (ref === undefined) {
+      ref = this.constants.ref(cursor.ascii(text));
+      this.#literals.set(text, ref);
+    }
+    return ref;
+  }
+
+  readCall(field: FieldLayout): string | undefined {
+    if (field.type === "enum") return `readEnum(${this.constants.ref(field.variants ?? [])})`;
+    return READ_CALLS[field.type];
+  }
+}
+
+/** The function body reading one kind after its head literal, or undefined when it has an unreadable type. */
+function kindReaderSource(
+  source: ReaderSource,
+  layout: EventLayout,
+  name: string,
+  firstKeyInHead: boolean,
+): string | undefined {
+  let body = `function ${name}() {\n`;
+  for (const [index, field] of layout.fields.entries()) {
+    const read = source.readCall(field);
+    if (read === undefined) return undefined;
+    const member = source.literal(`,${sourceString(field.key)}:`);
+    if (index === 0 && firstKeyInHead) {
+      body += `const v0 = ${read};\n`;
+    } else if (field.presence === "optional") {
+      body += `const h${index} = optionalKey(${member});\nconst v${index} = h${index} ? ${read} : undefined;\n`;
+    } else {
+      body += `expect(${member});\nconst v${index} = ${read};\n`;
+    }
+  }
+  body += eventReturnSource(layout);
+  return `${body}}\n`;
+}
+
+/** The source of a reader for every kind of `layouts` it can read, dispatched on the kind's first letter. */
+function eventReaderSource(source: ReaderSource, layouts: EventLayoutTable): string {
+  let body = "";
+  const byFirstCode = new Map<number, { head: string; name: string }[]>();
+  Object.values(layouts).forEach((layout, kindIndex) => {
+    const first = layout.fields[0];
+    // `{"kind":"` is matched first; the head then checks the rest of the kind and, when the first
+    // key is required, that key too: one literal compare for both.
+    const firstKeyInHead = first !== undefined && first.presence !== "optional";
+    const name = `read${kindIndex}`;
+    const reader = kindReaderSource(source, layout, name, firstKeyInHead);
+    if (reader === undefined) return;
+    body += reader;
+    const head = source.literal(
+      firstKeyInHead ? `${layout.kind}",${sourceString(first.key)}:` : `${layout.kind}"`,
+    );
+    const code = layout.kind.charCodeAt(0);
+    byFirstCode.set(code, [...(byFirstCode.get(code) ?? []), { head, name }]);
+  });
+  body += `const PREFIX = ${source.literal('{"kind":"')};\n`;
+  body +=
+    "return function readEvent() {\nif (!optionalKey(PREFIX)) return undefined;\nswitch (peekByte()) {\n";
+  for (const [code, kinds] of byFirstCode) {
+    body += `case ${code}:\n`;
+    kinds.forEach(({ head, name }, index) => {
+      body +=
+        index < kinds.length - 1
+          ? `if (optionalKey(${head})) return ${name}();\n`
+          : `expect(${head});\nreturn ${name}();\n`;
+    });
+  }
+  return `${body}default:\nreturn undefined;\n}\n};\n`;
+}
+
+const declineEvery: CanonicalEventReader = () => undefined;
+
+/**
+ * The canonical-bytes event reader of `layouts`; where code generation is forbidden, a reader that
+ * declines every line (the text tiers then decode them).
+ */
+export function compileCanonicalEventReader(
+  layouts: EventLayoutTable,
+  compile?: SourceCompiler,
+): CanonicalEventReader {
+  const source = new ReaderSource();
+  const body = eventReaderSource(source, layouts);
+  // The generated code calls the cursor's readers by their exported names.
+  const bindings = { ...cursor, C: source.constants.values };
+  return generatedFunction<CanonicalEventReader>(bindings, body, compile) ?? declineEvery;
+}
