@@ -1,4 +1,4 @@
-// The writer's hand-written serializers (a byte path into the file sink's buffer for plain ASCII
+// The writer's serializers (a byte path into the file sink's buffer for plain ASCII
 // lines, a string path for everything else) against the wire layout table: every line a session
 // writes, to a real file or to memory, is byte for byte the canonical encoding that @cg/schema
 // derives from EVENT_LAYOUTS for the event it decodes to. A key moved, added or spelled

@@ -13,18 +13,20 @@ import { LineEmitter } from "./line-emitter.js";
 import { MemorySink } from "./memory-sink.js";
 import type { ProfileRunFields } from "./profile-run.js";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
-import { deviceMemoryLine } from "./serialize/device-memory-line.js";
-import { putDeviceMemoryLine } from "./serialize/device-memory-line-bytes.js";
 import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
-import { memoryLine } from "./serialize/memory-line.js";
-import { putMemoryLine } from "./serialize/memory-line-bytes.js";
-import { opLine } from "./serialize/op-line.js";
-import { putOpLine } from "./serialize/op-line-bytes.js";
+import {
+  deviceMemoryLine,
+  memoryLine,
+  opLine,
+  putDeviceMemoryLine,
+  putMemoryLine,
+  putOpLine,
+  putTensorLine,
+  tensorLine,
+} from "./serialize/record-lines.js";
 import { putSpanEndLine, putSpanStartLine } from "./serialize/span-line-bytes.js";
 import { SpanNameCache, spanStartTail, spanStartTailFragment } from "./serialize/span-line-pieces.js";
 import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
-import { tensorLine } from "./serialize/tensor-line.js";
-import { putTensorLine } from "./serialize/tensor-line-bytes.js";
 import { createSyncSpanContext, type SpanContextStore } from "./span-context.js";
 import { SpanGuard, type SpanOwner } from "./span-guard.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";

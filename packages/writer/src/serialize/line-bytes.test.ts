@@ -16,20 +16,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
 import { putDigits } from "./byte-values.js";
-import { deviceMemoryLine } from "./device-memory-line.js";
-import { putDeviceMemoryLine } from "./device-memory-line-bytes.js";
 import { FIXED_RESERVE, type LineTarget, lineTarget } from "./line-target.js";
-import { memoryLine } from "./memory-line.js";
-import { putMemoryLine } from "./memory-line-bytes.js";
-import { opLine } from "./op-line.js";
-import { putOpLine } from "./op-line-bytes.js";
+import * as recordLines from "./record-lines.js";
 import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
 import { SpanNameCache, spanStartTailFragment } from "./span-line-pieces.js";
 
 const names = new SpanNameCache();
-
-import { tensorLine } from "./tensor-line.js";
-import { putTensorLine } from "./tensor-line-bytes.js";
 
 // Strings of every kind: plain ASCII labels (the fast path), escapes, control characters, DEL,
 // non-ASCII, lone surrogates, and arbitrary UTF-16.
@@ -105,13 +97,13 @@ describe("putOpLine", () => {
     fc.assert(
       fc.property(text, opRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
         const bytes = freshBuffer();
-        const end = putOpLine(on(bytes), start, spanId, record, false, () => 31337);
+        const end = recordLines.putOpLine(on(bytes), start, spanId, record, false, () => 31337);
         // Nothing before the start offset is touched, whatever happens.
         expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
         if (end < 0) return;
         expect(bytes.toString("utf8", start, end)).toBe(expectedOp(spanId, record, 31337));
         expect(bytes.toString("utf8", start, end)).toBe(
-          opLine(encodeJsonString(spanId), record, () => 31337),
+          recordLines.opLine(encodeJsonString(spanId), record, () => 31337),
         );
       }),
       { numRuns: 2000 },
@@ -122,7 +114,7 @@ describe("putOpLine", () => {
     fc.assert(
       fc.property(asciiLabel, opRecord(asciiLabel), (spanId, record) => {
         const bytes = freshBuffer();
-        const end = putOpLine(on(bytes), 0, spanId, record, false, () => 7);
+        const end = recordLines.putOpLine(on(bytes), 0, spanId, record, false, () => 7);
         expect(end).toBeGreaterThan(0);
         expect(bytes.toString("latin1", 0, end)).toBe(expectedOp(spanId, record, 7));
       }),
@@ -132,18 +124,26 @@ describe("putOpLine", () => {
   it("bails out on values needing escapes, non-ASCII, lone surrogates and invalid values", () => {
     const valid: OpRecord = { opName: "matmul", shape: [2, 3], dtype: "f32", device: "cpu", durationNs: 5 };
     const bytes = freshBuffer();
-    expect(putOpLine(on(bytes), 0, "s2", valid, false, () => 1)).toBeGreaterThan(0);
+    expect(recordLines.putOpLine(on(bytes), 0, "s2", valid, false, () => 1)).toBeGreaterThan(0);
     for (const bad of ['a"b', "a\\b", "\n", "\u0000", "é", "\u2028", "x\ud800", "😀", 5, undefined, null]) {
       for (const field of ["opName", "dtype", "device", "output"] as const) {
         if (field === "output" && bad === undefined) continue;
-        expect(putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(
-          -1,
-        );
+        expect(
+          recordLines.putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1),
+        ).toBe(-1);
       }
       expect(
-        putOpLine(on(bytes), 0, "s2", { ...valid, inputs: ["x", bad] } as OpRecord, false, () => 1),
+        recordLines.putOpLine(
+          on(bytes),
+          0,
+          "s2",
+          { ...valid, inputs: ["x", bad] } as OpRecord,
+          false,
+          () => 1,
+        ),
       ).toBe(-1);
-      if (typeof bad === "string") expect(putOpLine(on(bytes), 0, bad, valid, false, () => 1)).toBe(-1);
+      if (typeof bad === "string")
+        expect(recordLines.putOpLine(on(bytes), 0, bad, valid, false, () => 1)).toBe(-1);
     }
     fc.assert(
       fc.property(
@@ -151,36 +151,59 @@ describe("putOpLine", () => {
         fc.constantFrom("durationNs", "timestampNs", "storageBytes", "inputStorageBytes"),
         (bad, field) => {
           if (Object.is(bad, -0)) return; // -0 is a valid 0 for the string path as well
-          expect(putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1)).toBe(
-            -1,
-          );
           expect(
-            putOpLine(on(bytes), 0, "s2", { ...valid, shape: [1, bad] } as OpRecord, false, () => 1),
+            recordLines.putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1),
+          ).toBe(-1);
+          expect(
+            recordLines.putOpLine(
+              on(bytes),
+              0,
+              "s2",
+              { ...valid, shape: [1, bad] } as OpRecord,
+              false,
+              () => 1,
+            ),
           ).toBe(-1);
         },
       ),
     );
     for (const record of [null, undefined, 5, "op"]) {
-      expect(putOpLine(on(bytes), 0, "s2", record as unknown as OpRecord, false, () => 1)).toBe(-1);
+      expect(recordLines.putOpLine(on(bytes), 0, "s2", record as unknown as OpRecord, false, () => 1)).toBe(
+        -1,
+      );
     }
     expect(
-      putOpLine(on(bytes), 0, "s2", { ...valid, shape: "2x3" } as unknown as OpRecord, false, () => 1),
+      recordLines.putOpLine(
+        on(bytes),
+        0,
+        "s2",
+        { ...valid, shape: "2x3" } as unknown as OpRecord,
+        false,
+        () => 1,
+      ),
     ).toBe(-1);
     expect(
-      putOpLine(on(bytes), 0, "s2", { ...valid, inputs: "x" } as unknown as OpRecord, false, () => 1),
+      recordLines.putOpLine(
+        on(bytes),
+        0,
+        "s2",
+        { ...valid, inputs: "x" } as unknown as OpRecord,
+        false,
+        () => 1,
+      ),
     ).toBe(-1);
     // A clock reading that is not a safe non-negative integer goes to the string path.
     for (const reading of [1.5, -1, Number.NaN]) {
-      expect(putOpLine(on(bytes), 0, "s2", valid, false, () => reading)).toBe(-1);
+      expect(recordLines.putOpLine(on(bytes), 0, "s2", valid, false, () => reading)).toBe(-1);
     }
   });
 
   it("treats timestamp 0 as now only in reference mode", () => {
     const record: OpRecord = { opName: "add", dtype: "f32", device: "cpu", durationNs: 1, timestampNs: 0 };
     const bytes = freshBuffer();
-    const kept = putOpLine(on(bytes), 0, "s2", record, false, () => 99);
+    const kept = recordLines.putOpLine(on(bytes), 0, "s2", record, false, () => 99);
     expect(bytes.toString("latin1", 0, kept)).toContain('"timestamp_ns":0,');
-    const now = putOpLine(on(bytes), 0, "s2", record, true, () => 99);
+    const now = recordLines.putOpLine(on(bytes), 0, "s2", record, true, () => 99);
     expect(bytes.toString("latin1", 0, now)).toContain('"timestamp_ns":99,');
   });
 
@@ -198,7 +221,7 @@ describe("putOpLine", () => {
     const length = expectedOp("s2", record, 1).length;
     let fitted = 0;
     for (let start = 0; start < size; start += 7) {
-      const end = putOpLine(on(bytes), start, "s2", record, false, () => 1);
+      const end = recordLines.putOpLine(on(bytes), start, "s2", record, false, () => 1);
       if (end >= 0) {
         fitted++;
         expect(end).toBeLessThanOrEqual(size);
@@ -208,7 +231,7 @@ describe("putOpLine", () => {
       }
     }
     expect(fitted).toBeGreaterThan(0);
-    expect(putOpLine(on(freshBuffer(100)), 0, "s2", record, false, () => 1)).toBe(-1);
+    expect(recordLines.putOpLine(on(freshBuffer(100)), 0, "s2", record, false, () => 1)).toBe(-1);
   });
 });
 
@@ -315,11 +338,13 @@ describe("putTensorLine", () => {
     fc.assert(
       fc.property(text, tensorRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
         const bytes = freshBuffer();
-        const end = putTensorLine(on(bytes), start, spanId, record);
+        const end = recordLines.putTensorLine(on(bytes), start, spanId, record);
         expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
         if (end < 0) return;
         fast++;
-        expect(bytes.toString("utf8", start, end)).toBe(tensorLine(encodeJsonString(spanId), record));
+        expect(bytes.toString("utf8", start, end)).toBe(
+          recordLines.tensorLine(encodeJsonString(spanId), record),
+        );
       }),
       { numRuns: 2000 },
     );
@@ -330,13 +355,15 @@ describe("putTensorLine", () => {
     fc.assert(
       fc.property(asciiLabel, tensorRecord(asciiLabel), (spanId, record) => {
         const bytes = freshBuffer();
-        const end = putTensorLine(on(bytes), 0, spanId, record);
-        expect(bytes.toString("latin1", 0, end)).toBe(tensorLine(encodeJsonString(spanId), record));
+        const end = recordLines.putTensorLine(on(bytes), 0, spanId, record);
+        expect(bytes.toString("latin1", 0, end)).toBe(
+          recordLines.tensorLine(encodeJsonString(spanId), record),
+        );
       }),
     );
     const valid: TensorRecord = { tensorId: "t1", shape: [2, 3], dtype: "f32", device: "cpu" };
     const bytes = freshBuffer();
-    expect(putTensorLine(on(bytes), 0, "s2", valid)).toBeGreaterThan(0);
+    expect(recordLines.putTensorLine(on(bytes), 0, "s2", valid)).toBeGreaterThan(0);
     const bad: Partial<Record<keyof TensorRecord, unknown>>[] = [
       { tensorId: 'a"b' },
       { dtype: "é" },
@@ -352,11 +379,11 @@ describe("putTensorLine", () => {
     ];
     for (const change of bad) {
       expect(
-        putTensorLine(on(bytes), 0, "s2", { ...valid, ...change } as TensorRecord),
+        recordLines.putTensorLine(on(bytes), 0, "s2", { ...valid, ...change } as TensorRecord),
         JSON.stringify(change),
       ).toBe(-1);
     }
-    expect(putTensorLine(on(bytes), 0, "s2", null as unknown as TensorRecord)).toBe(-1);
+    expect(recordLines.putTensorLine(on(bytes), 0, "s2", null as unknown as TensorRecord)).toBe(-1);
   });
 });
 
@@ -376,7 +403,7 @@ describe("putMemoryLine", () => {
             readings++;
             return 424242;
           };
-          const end = putMemoryLine(on(bytes), start, spanId, record, action, now);
+          const end = recordLines.putMemoryLine(on(bytes), start, spanId, record, action, now);
           expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
           if (end < 0) {
             expect(readings).toBe(0);
@@ -385,7 +412,7 @@ describe("putMemoryLine", () => {
           fast++;
           expect(readings).toBe(record.timestampNs === undefined ? 1 : 0);
           expect(bytes.toString("utf8", start, end)).toBe(
-            memoryLine(encodeJsonString(spanId), record, action, () => 424242),
+            recordLines.memoryLine(encodeJsonString(spanId), record, action, () => 424242),
           );
         },
       ),
@@ -398,9 +425,9 @@ describe("putMemoryLine", () => {
     fc.assert(
       fc.property(asciiLabel, memoryRecord(asciiLabel), (spanId, record) => {
         const bytes = freshBuffer();
-        const end = putMemoryLine(on(bytes), 0, spanId, record, "free", () => 5);
+        const end = recordLines.putMemoryLine(on(bytes), 0, spanId, record, "free", () => 5);
         expect(bytes.toString("latin1", 0, end)).toBe(
-          memoryLine(encodeJsonString(spanId), record, "free", () => 5),
+          recordLines.memoryLine(encodeJsonString(spanId), record, "free", () => 5),
         );
       }),
     );
@@ -410,9 +437,16 @@ describe("putMemoryLine", () => {
     const bytes = freshBuffer();
     const record: MemoryRecord = { tensorId: "t1", device: "cpu", bytes: 64, dtype: "f32", opName: "add" };
     for (const timestampNs of [0, 7, 1e9, Number.MAX_SAFE_INTEGER, 9007199254740993n, U64_MAX]) {
-      const end = putMemoryLine(on(bytes), 10, "s2", { ...record, timestampNs }, "alloc", () => 1);
+      const end = recordLines.putMemoryLine(
+        on(bytes),
+        10,
+        "s2",
+        { ...record, timestampNs },
+        "alloc",
+        () => 1,
+      );
       expect(bytes.toString("latin1", 10, end)).toBe(
-        memoryLine('"s2"', { ...record, timestampNs }, "alloc", () => 1),
+        recordLines.memoryLine('"s2"', { ...record, timestampNs }, "alloc", () => 1),
       );
     }
   });
@@ -420,7 +454,7 @@ describe("putMemoryLine", () => {
   it("bails out on invalid values and clock readings, and before running past the buffer", () => {
     const valid: MemoryRecord = { tensorId: "t1", device: "cpu", bytes: 64, dtype: "f32" };
     const bytes = freshBuffer();
-    expect(putMemoryLine(on(bytes), 0, "s2", valid, "free", () => 1)).toBeGreaterThan(0);
+    expect(recordLines.putMemoryLine(on(bytes), 0, "s2", valid, "free", () => 1)).toBeGreaterThan(0);
     const bad: Partial<Record<keyof MemoryRecord, unknown>>[] = [
       { tensorId: "\n" },
       { opName: "😀" },
@@ -433,20 +467,27 @@ describe("putMemoryLine", () => {
     ];
     for (const change of bad) {
       expect(
-        putMemoryLine(on(bytes), 0, "s2", { ...valid, ...change } as MemoryRecord, "alloc", () => 1),
+        recordLines.putMemoryLine(
+          on(bytes),
+          0,
+          "s2",
+          { ...valid, ...change } as MemoryRecord,
+          "alloc",
+          () => 1,
+        ),
         JSON.stringify(change),
       ).toBe(-1);
     }
     for (const reading of [1.5, -1, Number.NaN]) {
-      expect(putMemoryLine(on(bytes), 0, "s2", valid, "alloc", () => reading)).toBe(-1);
+      expect(recordLines.putMemoryLine(on(bytes), 0, "s2", valid, "alloc", () => reading)).toBe(-1);
     }
     const long = { ...valid, tensorId: "x".repeat(300), opName: "y".repeat(300) };
     const size = 2000;
     const small = freshBuffer(size);
-    const expected = memoryLine('"s2"', long, "alloc", () => 1);
+    const expected = recordLines.memoryLine('"s2"', long, "alloc", () => 1);
     let fitted = 0;
     for (let start = 0; start < size; start += 7) {
-      const end = putMemoryLine(on(small), start, "s2", long, "alloc", () => 1);
+      const end = recordLines.putMemoryLine(on(small), start, "s2", long, "alloc", () => 1);
       if (end >= 0) {
         fitted++;
         expect(end).toBeLessThanOrEqual(size);
@@ -477,7 +518,16 @@ describe("putDeviceMemoryLine", () => {
             readings++;
             return 2_000_000_007;
           };
-          const end = putDeviceMemoryLine(on(bytes), start, device, used, free, timestamp, reserved, now);
+          const end = recordLines.putDeviceMemoryLine(
+            on(bytes),
+            start,
+            device,
+            used,
+            free,
+            timestamp,
+            reserved,
+            now,
+          );
           expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
           if (end < 0) {
             expect(readings).toBe(0);
@@ -486,7 +536,7 @@ describe("putDeviceMemoryLine", () => {
           fast++;
           expect(readings).toBe(timestamp === undefined ? 1 : 0);
           expect(bytes.toString("utf8", start, end)).toBe(
-            deviceMemoryLine(device, used, free, timestamp, reserved, () => 2_000_000_007),
+            recordLines.deviceMemoryLine(device, used, free, timestamp, reserved, () => 2_000_000_007),
           );
         },
       ),
@@ -498,12 +548,16 @@ describe("putDeviceMemoryLine", () => {
   it("bails out on a clock reading that is not a u64 and before running past the buffer", () => {
     const bytes = freshBuffer();
     for (const reading of [1.5, -1, Number.NaN]) {
-      expect(putDeviceMemoryLine(on(bytes), 0, "cuda:0", 1, 2, undefined, undefined, () => reading)).toBe(-1);
+      expect(
+        recordLines.putDeviceMemoryLine(on(bytes), 0, "cuda:0", 1, 2, undefined, undefined, () => reading),
+      ).toBe(-1);
     }
     const small = freshBuffer(FIXED_RESERVE + 100);
-    expect(putDeviceMemoryLine(on(small), 101, "cuda:0", 1, 2, 3, 4, () => 5)).toBe(-1);
-    const end = putDeviceMemoryLine(on(small), 0, "cuda:0", 1, 2, 3, 4, () => 5);
-    expect(small.toString("latin1", 0, end)).toBe(deviceMemoryLine("cuda:0", 1, 2, 3, 4, () => 5));
+    expect(recordLines.putDeviceMemoryLine(on(small), 101, "cuda:0", 1, 2, 3, 4, () => 5)).toBe(-1);
+    const end = recordLines.putDeviceMemoryLine(on(small), 0, "cuda:0", 1, 2, 3, 4, () => 5);
+    expect(small.toString("latin1", 0, end)).toBe(
+      recordLines.deviceMemoryLine("cuda:0", 1, 2, 3, 4, () => 5),
+    );
   });
 });
 

@@ -16,12 +16,9 @@ import {
 } from "@cg/schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deviceMemoryLine } from "./device-memory-line.js";
-import { memoryLine } from "./memory-line.js";
-import { opLine } from "./op-line.js";
+import { deviceMemoryLine, memoryLine, opLine, tensorLine } from "./record-lines.js";
 import { spanStartTail } from "./span-line-pieces.js";
 import { spanEndLine, spanStartLine } from "./span-lines.js";
-import { tensorLine } from "./tensor-line.js";
 
 const text = fc.oneof(
   fc.string(),

@@ -1,21 +1,18 @@
-// The writer's serializers are hand-written for speed; this holds each one to @cg/schema's
-// EVENT_LAYOUTS, the single source of the wire layout: every key the table requires or defaults is
-// written, nothing else, in the table's canonical order, by the string and the byte serializer
-// alike. A field added, renamed or moved in the table fails here until the writer follows.
-import { EVENT_LAYOUTS } from "@cg/schema";
+// The record lines' serializers are derived from @cg/schema's EVENT_LAYOUTS (line-plans.ts); the
+// span lines are built from cached pieces. This holds all of them to the table: every key the
+// table requires or defaults is written, nothing else, in the table's canonical order, by the
+// string and the byte serializer alike; and a MODIFIED table (a field added, fields reordered) is
+// followed by both derived serializers.
+import { EVENT_LAYOUTS, type EventLayout, encodeWithLayout, type SourceCompiler } from "@cg/schema";
 import { describe, expect, it } from "vitest";
-import { deviceMemoryLine } from "./device-memory-line.js";
-import { putDeviceMemoryLine } from "./device-memory-line-bytes.js";
+import { byteLine } from "./byte-lines.js";
+import { LINE_PLANS, planWithLayout } from "./line-plans.js";
 import { lineTarget } from "./line-target.js";
-import { memoryLine } from "./memory-line.js";
-import { putMemoryLine } from "./memory-line-bytes.js";
-import { opLine } from "./op-line.js";
-import { putOpLine } from "./op-line-bytes.js";
+import * as recordLines from "./record-lines.js";
 import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
 import { SpanNameCache, spanStartTail, spanStartTailFragment } from "./span-line-pieces.js";
 import { spanEndLine, spanStartLine } from "./span-lines.js";
-import { tensorLine } from "./tensor-line.js";
-import { putTensorLine } from "./tensor-line-bytes.js";
+import { textLine } from "./text-lines.js";
 
 const now = () => 77;
 const decoder = new TextDecoder();
@@ -77,20 +74,20 @@ const lines: Record<string, { string: string; bytes: string }> = {
   },
   span_end: { string: spanEndLine("s2", 6), bytes: bytesOf((target) => putSpanEndLine(target, 0, 2, 6)) },
   op: {
-    string: opLine('"s2"', op, now),
-    bytes: bytesOf((target) => putOpLine(target, 0, "s2", op, false, now)),
+    string: recordLines.opLine('"s2"', op, now),
+    bytes: bytesOf((target) => recordLines.putOpLine(target, 0, "s2", op, false, now)),
   },
   tensor: {
-    string: tensorLine('"s2"', tensor),
-    bytes: bytesOf((target) => putTensorLine(target, 0, "s2", tensor)),
+    string: recordLines.tensorLine('"s2"', tensor),
+    bytes: bytesOf((target) => recordLines.putTensorLine(target, 0, "s2", tensor)),
   },
   memory: {
-    string: memoryLine('"s2"', memory, "alloc", now),
-    bytes: bytesOf((target) => putMemoryLine(target, 0, "s2", memory, "alloc", now)),
+    string: recordLines.memoryLine('"s2"', memory, "alloc", now),
+    bytes: bytesOf((target) => recordLines.putMemoryLine(target, 0, "s2", memory, "alloc", now)),
   },
   device_memory: {
-    string: deviceMemoryLine("cpu", 1, 2, 3, 4, now),
-    bytes: bytesOf((target) => putDeviceMemoryLine(target, 0, "cpu", 1, 2, 3, 4, now)),
+    string: recordLines.deviceMemoryLine("cpu", 1, 2, 3, 4, now),
+    bytes: bytesOf((target) => recordLines.putDeviceMemoryLine(target, 0, "cpu", 1, 2, 3, 4, now)),
   },
 };
 
@@ -108,5 +105,80 @@ describe("writer serializers follow EVENT_LAYOUTS", () => {
 
   it("covers every kind the session writes on the byte path", () => {
     expect(Object.keys(lines).every((kind) => kind in EVENT_LAYOUTS)).toBe(true);
+  });
+});
+
+describe("a modified table is followed by the derived serializers", () => {
+  const fields = EVENT_LAYOUTS.op.fields;
+  const at = (key: string) => fields.find((field) => field.key === key) as EventLayout["fields"][number];
+  /** `op` gains `queue_ns` (optional u64) after `inputs`, and `device` moves before `shape`. */
+  const modified: EventLayout = {
+    kind: "op",
+    fields: [
+      at("span_id"),
+      at("op_name"),
+      at("inputs"),
+      { key: "queue_ns", type: "u64", presence: "optional", null: "absent" },
+      at("output"),
+      at("device"),
+      at("shape"),
+      at("dtype"),
+      at("duration_ns"),
+      at("timestamp_ns"),
+      at("storage_bytes"),
+      at("input_storage_bytes"),
+    ],
+  };
+  const plan = planWithLayout(LINE_PLANS.op, modified);
+  const text = textLine(plan);
+  const bytes = byteLine(plan);
+  const record = { ...op, queueNs: 12 };
+  const event = {
+    kind: "op",
+    span_id: "s2",
+    op_name: "matmul",
+    inputs: ["a"],
+    queue_ns: 12,
+    output: "y",
+    device: "cpu",
+    shape: [2, 3],
+    dtype: "f32",
+    duration_ns: 5,
+    timestamp_ns: 9,
+    storage_bytes: 24,
+    input_storage_bytes: 8,
+  };
+
+  it("string serializer", () => {
+    expect(text(record, '"s2"', undefined, now)).toBe(`${encodeWithLayout(modified, event)}\n`);
+    const { queue_ns: _queue, ...withoutQueue } = event;
+    expect(text(op, '"s2"', undefined, now)).toBe(`${encodeWithLayout(modified, withoutQueue)}\n`);
+    expect(() => text({ ...op, queueNs: "12" }, '"s2"', undefined, now)).toThrow(/queueNs/);
+    // The real table's serializer leaves the unknown property out.
+    expect(recordLines.opLine('"s2"', record, now)).toBe(recordLines.opLine('"s2"', op, now));
+  });
+
+  it("byte serializer", () => {
+    expect(bytesOf((target) => bytes(target, 0, "s2", record, undefined, false, now))).toBe(
+      `${encodeWithLayout(modified, event)}\n`,
+    );
+    const declined = bytes(
+      lineTarget(new Uint8Array(4096)),
+      0,
+      "s2",
+      { ...op, queueNs: "12" },
+      undefined,
+      false,
+      now,
+    );
+    expect(declined).toBe(-1);
+  });
+
+  it("where code generation is forbidden the byte serializer declines, and the string one writes", () => {
+    const forbidden: SourceCompiler = () => {
+      throw new EvalError("Code generation from strings disallowed for this context");
+    };
+    const target = lineTarget(new Uint8Array(4096));
+    expect(byteLine(plan, forbidden)(target, 0, "s2", record, undefined, false, now)).toBe(-1);
   });
 });
