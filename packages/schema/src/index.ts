@@ -29,7 +29,12 @@ export {
   type WireType,
 } from "./event-layouts.js";
 export * from "./events.js";
-export { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "./generated-function.js";
+export {
+  generatedFunction,
+  type SourceCompiler,
+  SourceConstants,
+  sourceString,
+} from "./generated-function.js";
 export {
   type DecodeLineResult,
   LINE_ERROR_CODES,
