@@ -10,6 +10,7 @@
 export type SourceCompiler = (parameters: readonly string[], body: string) => (...args: never[]) => unknown;
 
 const functionConstructor: SourceCompiler = (parameters, body) =>
+  // spread-ok: one parameter per binding of a generator, a few dozen at most
   new Function(...parameters, body) as (...args: never[]) => unknown;
 
 /**
@@ -30,6 +31,7 @@ export function generatedFunction<T>(
     if (error instanceof EvalError) return undefined;
     throw error;
   }
+  // spread-ok: one value per binding, as above
   return factory(...(names.map((name) => bindings[name]) as never[])) as T;
 }
 

@@ -65,7 +65,9 @@ class ByteLineSource {
       (field.variants ?? []).map((variant) => [variant, JSON.stringify(variant)]),
     );
     if (field.presence === "defaulted") texts.set(undefined, defaultText(field));
-    this.unchecked += Math.max(0, ...[...texts.values()].map((text) => text.length));
+    let longest = 0;
+    for (const text of texts.values()) longest = Math.max(longest, text.length);
+    this.unchecked += longest;
     return this.constants.ref(texts);
   }
 }
