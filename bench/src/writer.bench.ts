@@ -7,7 +7,8 @@
 //   span begin + end: a session span vs an OpenTelemetry SDK span with BatchSpanProcessor and with
 //     SimpleSpanProcessor (no-op exporter, so OTel serialises and writes nothing);
 //   closed capture gate: a no-op span begin/end and recordOp vs an empty function call, on a call
-//     site that never saw a real session and on one that has just run the captured step with one.
+//     site that never saw a real session and on one that has just run the captured step with one;
+//     and recordOp behind an `isRecording` check (what the writer's README gives for hot loops).
 // Every writer writes to a real file in the OS temp folder (deleted at the end); batches end with a
 // flush (for pino: until its pending asynchronous writes are done) inside the timing.
 //
@@ -91,6 +92,26 @@ function layerOps(recorder: TraceRecorder, span: SpanHandle, count: number): voi
       durationNs: 1200,
       inputStorageBytes: 8192,
     });
+  }
+}
+/**
+ * The same ops behind the check the writer's README gives for hot loops: `isRecording` first, so a
+ * closed step builds no record at all.
+ */
+function layerOpsChecked(recorder: TraceRecorder, span: SpanHandle, count: number): void {
+  for (let index = 0; index < count; index++) {
+    if (recorder.isRecording) {
+      recorder.recordOp(span, {
+        opName: "matmul",
+        inputs: ["t0", "t1"],
+        output: "t2",
+        shape: [32, 32],
+        dtype: "f32",
+        device: "cuda:0",
+        durationNs: 1200,
+        inputStorageBytes: 8192,
+      });
+    }
   }
 }
 const clock = new MonotonicClock();
@@ -320,7 +341,7 @@ function layerEmpty(count: number): void {
 }
 
 /** Steps 1 and 2 closed, step 3 captured (a real session, `opsInCapturedStep` spans and ops), then closed again. */
-function closedGate(input: Readonly<Record<string, string>>, afterCapture: boolean) {
+function closedGate(input: Readonly<Record<string, string>>, afterCapture: boolean, ops = layerOps) {
   const path = outputPath(input, "gate");
   const gate = new CaptureGate(3, () => TraceSession.open(path, run));
   let step = 1;
@@ -331,7 +352,7 @@ function closedGate(input: Readonly<Record<string, string>>, afterCapture: boole
       const span = recorder.beginStepSpan("forward", "forward");
       for (let slice = 0; slice < 5; slice++) {
         layerSpans(recorder, 1000);
-        layerOps(recorder, span, 1000);
+        ops(recorder, span, 1000);
       }
       span.end();
       if (gate.isCapturing) recorder.finish();
@@ -359,6 +380,10 @@ const gate: Record<string, ContenderFactory> = {
   "closed recordOp, site ran capture": (input) => {
     const { recorder, span } = closedGate(input, true);
     return { run: (count) => layerOps(recorder, span, count) };
+  },
+  "closed recordOp checked, site ran capture": (input) => {
+    const { recorder, span } = closedGate(input, true, layerOpsChecked);
+    return { run: (count) => layerOpsChecked(recorder, span, count) };
   },
   "empty function call": () => ({ run: (count) => layerEmpty(count) }),
 };
@@ -431,6 +456,13 @@ export default async function writerBench(): Promise<void> {
           target: 3,
         },
         { subject: "closed recordOp, fresh site", baseline: "empty function call", mode: "cost", target: 3 },
+        {
+          subject: "closed recordOp checked, site ran capture",
+          baseline: "empty function call",
+          mode: "cost",
+          target: 3,
+          note: "`if (trace.isRecording)` before building the record",
+        },
       ],
     });
   } finally {

@@ -42,6 +42,39 @@ describe("CaptureGate", () => {
     expect(NOOP_SESSION.finish()).toBe("");
   });
 
+  it("the no-op session ignores every record, ends nothing and stays usable after finish", () => {
+    const span = NOOP_SESSION.beginSpan("a");
+    expect(span.id).toBe("");
+    expect(span.ended).toBe(false);
+    expect(span.elapsedNs()).toBe(0);
+    span[Symbol.dispose]();
+    NOOP_SESSION.endSpan(span);
+    NOOP_SESSION.recordOp(span, { opName: "x", dtype: "f32", device: "cpu", durationNs: 1 });
+    NOOP_SESSION.recordTensor("s9", { tensorId: "t", shape: [1], dtype: "f32", device: "cpu" });
+    NOOP_SESSION.recordMemoryAlloc(span, { tensorId: "t", device: "cpu", bytes: 4, dtype: "f32" });
+    NOOP_SESSION.recordMemoryFree(span, { tensorId: "t", device: "cpu", bytes: 4, dtype: "f32" });
+    NOOP_SESSION.recordDeviceMemory("cpu", 1, 2);
+    NOOP_SESSION.recordGradient("r", "k", "present", 1);
+    NOOP_SESSION.flush();
+    expect(NOOP_SESSION.finish()).toBe("");
+    expect(NOOP_SESSION.finish()).toBe("");
+    expect(NOOP_SESSION.currentSpanId()).toBe("");
+    expect(NOOP_SESSION.elapsedNs()).toBe(0);
+    expect(NOOP_SESSION.isRecording).toBe(false);
+    expect(span.ended).toBe(false);
+    expect(Object.isFrozen(NOOP_SESSION)).toBe(true);
+  });
+
+  it("a real session refuses the no-op span as a span of another session", () => {
+    const session = TraceSessionCore.inMemory(ProfileRun.training("e", 1, "cpu"));
+    expect(() => session.endSpan(NOOP_SPAN)).toThrowError(/does not belong to this trace session/);
+    expect(() =>
+      session.recordOp(NOOP_SPAN, { opName: "x", dtype: "f32", device: "cpu", durationNs: 1 }),
+    ).toThrowError(/does not belong to this trace session/);
+    session.finish();
+    expect(session.sink.lines()).toHaveLength(3);
+  });
+
   it("refuses a step that is not one-based", () => {
     expect(
       () => new CaptureGate(0, () => TraceSessionCore.inMemory(ProfileRun.training("e", 1, "cpu"))),

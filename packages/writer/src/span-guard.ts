@@ -50,7 +50,8 @@ export class SpanGuard implements SpanHandle {
 
   /** The span id as written on the wire (`s2`, `s3`, ...). */
   get id(): string {
-    if (this.#id === undefined) this.#id = "s" + this.serial;
+    // Serial 0 is the no-op recorder's span, whose id is "".
+    if (this.#id === undefined) this.#id = this.serial === 0 ? "" : "s" + this.serial;
     return this.#id;
   }
 
@@ -69,10 +70,11 @@ export class SpanGuard implements SpanHandle {
   }
 
   end(): void {
-    this.owner.endSpan(this);
+    // The no-op recorder's span (serial 0) ends here, without a call into its session.
+    if (this.serial !== 0) this.owner.endSpan(this);
   }
 
   [Symbol.dispose](): void {
-    if (!this.isEnded) this.owner.endSpanIfOpen(this);
+    if (this.serial !== 0 && !this.isEnded) this.owner.endSpanIfOpen(this);
   }
 }

@@ -41,6 +41,8 @@ export type { CaptureClock, TraceSessionOptions } from "./trace-session-options.
 
 const OPEN = 0;
 const FINISHED = 1;
+/** Passed as `run` to build the one NOOP instance (module-private: no caller can pass it). */
+const NOOP_RUN = Symbol("noop session");
 const FUNCTION_KIND_JSON = '"function"';
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -56,7 +58,8 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  * `TraceSink`. In Node use `TraceSession` (file output, AsyncLocalStorage, flush at exit).
  */
 export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceRecorder, SpanOwner {
-  readonly isRecording = true;
+  /** False only for the no-op recorder; check it before building a record in a hot loop. */
+  readonly isRecording: boolean;
   readonly sink: S;
   readonly run: ProfileRunFields;
   /** `meta.run_id` as written. */
@@ -76,6 +79,13 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   #openSpans = 0;
   #activeContexts = 0;
   #state = OPEN;
+  /**
+   * True only for the closed-gate recorder (`NOOP_SESSION`): an instance of this same class, so a
+   * call site that ran the captured step with a real session stays monomorphic in the method it
+   * calls, and each method's first check ends the call. Compared with `=== true`: one load and one
+   * compare, where a plain truthiness test compiles to a chain of type checks.
+   */
+  readonly #noop: boolean;
 
   /**
    * Opens a session on `sink`: writes `meta` and the root span `s1`, then starts the capture clock.
@@ -83,7 +93,25 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
    * lines cannot be written.
    */
   constructor(run: ProfileRunFields, sink: S, options: TraceSessionOptions = {}) {
+    if ((run as unknown) === NOOP_RUN) {
+      // The no-op recorder: same fields, nothing written, every method returns at its first check.
+      this.isRecording = false;
+      this.sink = sink;
+      this.#out = new LineEmitter(sink, undefined);
+      this.run = run;
+      this.#zeroOpTimestampMeansNow = false;
+      this.#context = createSyncSpanContext<SpanGuard>();
+      this.runId = "";
+      this.#clock = NO_CLOCK;
+      this.#now = NO_CLOCK.now;
+      // Serial 0: the id is "", as the no-op span's has always been.
+      this.#root = new SpanGuard(this, 0, 0, undefined, 0, undefined, true);
+      this.#noop = true;
+      return;
+    }
     validateRun(run);
+    this.#noop = false;
+    this.isRecording = true;
     this.sink = sink;
     this.#out = new LineEmitter(sink, options.onError);
     this.run = run;
@@ -134,18 +162,22 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   // ---- spans -------------------------------------------------------------------------------------
 
   beginSpan(name: string, kind: SpanKind = "function"): SpanHandle {
+    if (this.#noop === true) return this.#root;
     return this.#begin(name, kind, false, undefined, false);
   }
 
   beginMeasurement(name: string): SpanHandle {
+    if (this.#noop === true) return this.#root;
     return this.#begin(name, "function", true, undefined, false);
   }
 
   beginStepSpan(name: string, step: ExecutionStep, kind: SpanKind = "function"): SpanHandle {
+    if (this.#noop === true) return this.#root;
     return this.#begin(name, kind, false, step, false);
   }
 
   span<R>(name: string, fn: (span: SpanHandle) => R, options?: SpanOptions): R {
+    if (this.#noop === true) return fn(this.#root);
     if (typeof fn !== "function") throw invalidField("fn", "a function", fn);
     const guard = this.#begin(
       name,
@@ -183,6 +215,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   }
 
   endSpan(span: SpanHandle): void {
+    if (this.#noop === true) return;
     if (!(span instanceof SpanGuard) || span.owner !== this) {
       throw new TraceSessionError({
         message: `span ${describe(span)} does not belong to this trace session`,
@@ -206,7 +239,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   /** @internal */
   endSpanIfOpen(span: SpanGuard): void {
-    if (!span.isEnded) this.#end(span);
+    if (this.#noop === false && !span.isEnded) this.#end(span);
   }
 
   /** @internal */
@@ -215,6 +248,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   }
 
   currentSpanId(): string {
+    if (this.#noop === true) return "";
     return this.#current().id;
   }
 
@@ -290,6 +324,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   // ---- records -----------------------------------------------------------------------------------
 
   recordOp(span: SpanRef, record: OpRecord): void {
+    if (this.#noop === true) return;
     this.#assertOpen();
     // The byte path bails out (-1) on anything uncommon, invalid or too long; the string
     // serializer then validates, names a bad field and writes the same bytes.
@@ -305,6 +340,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   }
 
   recordTensor(span: SpanRef, record: TensorRecord): void {
+    if (this.#noop === true) return;
     this.#assertOpen();
     const out = this.#out;
     const spanId = this.#byteSpanId(span);
@@ -323,6 +359,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   }
 
   #recordMemory(span: SpanRef, record: MemoryRecord, action: MemoryAction): void {
+    if (this.#noop === true) return;
     this.#assertOpen();
     const out = this.#out;
     const spanId = this.#byteSpanId(span);
@@ -349,6 +386,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     timestampNs?: U64,
     reservedBytes?: U64,
   ): void {
+    if (this.#noop === true) return;
     this.#assertOpen();
     const out = this.#out;
     const at = out.start();
@@ -373,6 +411,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   /** One `gradient` fact with id `gradient-<n>`; a non-finite norm is written as `"norm":null`. */
   recordGradient(root: string, key: string, state: GradientState, norm?: number): void {
+    if (this.#noop === true) return;
     this.#assertOpen();
     jsonString(root, "root");
     jsonString(key, "key");
@@ -427,6 +466,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
    * @throws TraceWriteError `trace session previously failed: ...` after a write failure.
    */
   flush(): void {
+    if (this.#noop === true) return;
     const out = this.#out;
     if (out.failure !== undefined) throw this.#previouslyFailed(out.failure);
     if (this.#state !== OPEN) return;
@@ -441,6 +481,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
    *   TraceSessionError `spans_still_open` while nested spans are open (the session stays usable).
    */
   finish(): string {
+    if (this.#noop === true) return "";
     const duration = this.#clock.now();
     this.#assertOpen();
     const out = this.#out;
@@ -461,6 +502,17 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     if (out.failure !== undefined) throw this.#previouslyFailed(out.failure);
     return this.sink.location;
   }
+}
+
+/** The no-op recorder's clock: never read for a line, always 0. */
+const NO_CLOCK: CaptureClock = { now: () => 0 };
+
+/**
+ * @internal The one no-op recorder (`NOOP_SESSION`): a closed instance of this class on a sink that
+ * is never written.
+ */
+export function createNoopSession(): TraceSessionCore<MemorySink> {
+  return new TraceSessionCore(NOOP_RUN as unknown as ProfileRunFields, new MemorySink("noop"));
 }
 
 function jsonStringChecked(value: string, field: string): string {
