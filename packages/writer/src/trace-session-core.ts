@@ -58,8 +58,11 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  * `TraceSink`. In Node use `TraceSession` (file output, AsyncLocalStorage, flush at exit).
  */
 export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceRecorder, SpanOwner {
-  /** False only for the no-op recorder; check it before building a record in a hot loop. */
-  readonly isRecording: boolean;
+  /**
+   * True for every session a caller can create; false only on the no-op recorder, which is typed
+   * as a `TraceRecorder`. Check it before building a record in a hot loop that may run closed.
+   */
+  readonly isRecording: true;
   readonly sink: S;
   readonly run: ProfileRunFields;
   /** `meta.run_id` as written. */
@@ -95,7 +98,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   constructor(run: ProfileRunFields, sink: S, options: TraceSessionOptions = {}) {
     if ((run as unknown) === NOOP_RUN) {
       // The no-op recorder: same fields, nothing written, every method returns at its first check.
-      this.isRecording = false;
+      this.isRecording = false as true;
       this.sink = sink;
       this.#out = new LineEmitter(sink, undefined);
       this.run = run;
