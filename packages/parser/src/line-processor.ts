@@ -70,12 +70,16 @@ export class LineProcessor {
   #nextLine = 1;
   #nextIndex = 0;
 
-  constructor(file: string, options: ReadOptions, sink: EventSink) {
+  /**
+   * `checker`: the ordering rules to apply; a reader that decodes a part of a file away from its
+   * start passes one that accepts everything and leaves the rules to whoever merges the parts.
+   */
+  constructor(file: string, options: ReadOptions, sink: EventSink, checker = new StructureChecker(file)) {
     this.file = file;
     this.lenient = options.mode === "lenient";
     this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.#onDiagnostic = options.onDiagnostic;
-    this.#checker = new StructureChecker(file);
+    this.#checker = checker;
     this.#sink = sink;
   }
 
@@ -293,6 +297,20 @@ export class LineProcessor {
       return;
     }
     this.#accept(result.event, line, index);
+  }
+
+  /**
+   * Takes lines decoded elsewhere (another thread): `event` was decoded from `line`, record `index`,
+   * which must be this processor's next ones (see `skip`). Applies the ordering rules and hands it on.
+   */
+  accept(event: TraceEvent, line: number, index: number): void {
+    this.#accept(event, line, index);
+  }
+
+  /** Moves past `lines` physical lines holding `records` records that were decoded elsewhere. */
+  skip(lines: number, records: number): void {
+    this.#nextLine += lines;
+    this.#nextIndex += records;
   }
 
   /** Applies the ordering rules to a decoded event and hands it on. */

@@ -11,7 +11,8 @@ import {
   type TraceSource,
 } from "./trace-source.js";
 
-function wrapReadFailure(error: unknown, file: string): unknown {
+/** A read failure as a TraceParseError naming the file; parse errors and TypeErrors pass through. */
+export function wrapReadFailure(error: unknown, file: string): unknown {
   if (TraceParseError.isInstance(error) || error instanceof TypeError) return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new TraceParseError({
