@@ -1,7 +1,7 @@
 // `summarizeStream`: reads a trace once through the validating line processor and folds every
 // event into a `TraceSummarizer` (the one implementation of the streamed figures).
 import type { TraceEvent } from "@cg/schema";
-import type { ReadOptions } from "./line-processor.js";
+import type { LineProcessor, ReadOptions } from "./line-processor.js";
 import { createProcessor, processChunks } from "./process-chunks.js";
 import type { TraceSource } from "./trace-source.js";
 import { type StreamSummary, TraceSummarizer, type TraceSummarizerOptions } from "./trace-summarizer.js";
@@ -13,11 +13,11 @@ export interface StreamSummaryOptions extends ReadOptions, Omit<TraceSummarizerO
   onEvent?: (event: TraceEvent) => void;
 }
 
-/** Streams a trace once and returns its summary, health and memory figures (spec §10–§12). */
-export async function summarizeStream(
+/** A line processor that folds every event it accepts into a summarizer (then `onEvent`). */
+export function summarizingProcessor(
   source: TraceSource,
-  options: StreamSummaryOptions = {},
-): Promise<StreamSummary> {
+  options: StreamSummaryOptions,
+): { processor: LineProcessor; summarizer: TraceSummarizer } {
   const onEvent = options.onEvent;
   let summarizer: TraceSummarizer | undefined;
   const processor = createProcessor(source, options, (event, line, index) => {
@@ -26,6 +26,15 @@ export async function summarizeStream(
   });
   // The processor already interns every started span id: the summary shares that table.
   summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
+  return { processor, summarizer };
+}
+
+/** Streams a trace once and returns its summary, health and memory figures (spec §10–§12). */
+export async function summarizeStream(
+  source: TraceSource,
+  options: StreamSummaryOptions = {},
+): Promise<StreamSummary> {
+  const { processor, summarizer } = summarizingProcessor(source, options);
   for await (const _ of processChunks(source, processor)) {
     // Events were folded into the summary as each chunk was processed.
   }

@@ -226,6 +226,22 @@ export class TraceSummarizer implements StreamSummarizer {
     }
   }
 
+  /**
+   * `count` ops or tensors in a row that name span `spanId`, folded as `add` folds them one by one.
+   * For a reader that decoded them elsewhere and kept only their span (no rankings: ops are ranked
+   * from whole events).
+   */
+  addSpanReferences(kind: "op" | "tensor", spanId: string, count: number): void {
+    if (kind === "op" && this.#opTotals !== undefined)
+      throw new Error("ranked summaries need whole op events");
+    this.#events += count;
+    if (kind === "op") this.#ops += count;
+    else this.#tensors += count;
+    if (this.#ids.get(spanId) >= 0) return;
+    const pending = kind === "op" ? this.#pendingOps : this.#pendingTensors;
+    for (let reference = 0; reference < count; reference++) pending.push(spanId);
+  }
+
   #rankOp(event: OpEvent, opTotals: SpanOpTotals): void {
     const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
     const row = this.#ids.get(event.span_id);
