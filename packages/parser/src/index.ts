@@ -7,3 +7,4 @@ import { installFileChunkReader } from "./trace-source.js";
 installFileChunkReader(readFileChunks);
 
 export * from "./core.js";
+export { summarizeTraceFile, type TraceFileSummaryOptions } from "./node/summarize-trace-file.js";
