@@ -3,7 +3,7 @@ import { ExitCode } from "../exit-codes.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, positiveIntegerOption } from "../parse-command-args.js";
-import { streamSummary } from "../trace-input.js";
+import { streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 import { renderSummary } from "../views/render-summary.js";
 import { SummaryEvidence, summaryViewFromStream } from "../views/summary-view.js";
 
@@ -23,15 +23,17 @@ export const summaryCommand: Command = {
       description:
         "rows in the span, op and operator tables, and allocations listed live at the peak (default 10; --json says how many were left out)",
     },
+    workers: workersOptionSpec,
   },
   help: `Exit codes: 0 printed (also for untrusted traces: the verdict is in the output),
             2 usage error or a trace that does not parse.`,
   async run(args, context) {
     const path = args.positionals[0]!;
     const limit = positiveIntegerOption(args, "summary", "limit", 10);
+    const workers = workersOption(args, "summary");
     // One streaming pass: memory follows the span count, not the file size.
     const evidence = new SummaryEvidence();
-    const stream = await streamSummary(path, context, { rankLimit: limit, onEvent: evidence.add });
+    const stream = await streamSummary(path, context, { rankLimit: limit, onEvent: evidence.add }, workers);
     const view = summaryViewFromStream(stream, evidence, path, limit);
     if (booleanOption(args, "json")) {
       context.stdout(`${stringifyJson(view)}\n`);

@@ -4,7 +4,7 @@ import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption } from "../parse-command-args.js";
-import { formatParseError, streamSummary } from "../trace-input.js";
+import { formatParseError, streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 
 export const validateCommand: Command = {
   name: "validate",
@@ -16,6 +16,7 @@ export const validateCommand: Command = {
       description:
         "skip undecodable lines, out-of-order events and a truncated last line (a killed writer) instead of stopping; each is reported, and the rest is checked",
     },
+    workers: workersOptionSpec,
   },
   help: `Reads the trace strictly (like the reference reader) and checks its health.
 Each problem is printed as "file:line: code: message" (health issues have no line: "file: code: message").
@@ -28,12 +29,14 @@ Exit codes: 0 valid and trusted,
     const shown = escapeControl(path);
     const style = createStyle(context.color);
     const lenient = booleanOption(args, "lenient");
+    const workers = workersOption(args, "validate");
     const skipped: TraceParseError[] = [];
     // Streamed: memory follows the span count, not the file size.
     const { health, notes } = await streamSummary(
       path,
       context,
       lenient ? { mode: "lenient", onDiagnostic: (diagnostic) => skipped.push(diagnostic) } : {},
+      workers,
     );
     for (const diagnostic of skipped) context.stdout(`${formatParseError(diagnostic, path)}\n`);
     for (const note of notes) context.stdout(`${path}: note: ${note}\n`);
