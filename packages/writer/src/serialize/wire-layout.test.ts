@@ -108,6 +108,42 @@ describe("writer serializers follow EVENT_LAYOUTS", () => {
   });
 });
 
+/** What a page whose Content Security Policy forbids code generation does to `new Function`. */
+const forbidden: SourceCompiler = () => {
+  throw new EvalError("Code generation from strings disallowed for this context");
+};
+
+describe("the closures that stand in where code generation is forbidden", () => {
+  const samples = [
+    ["op", LINE_PLANS.op, op, undefined],
+    ["tensor", LINE_PLANS.tensor, tensor, undefined],
+    ["memory", LINE_PLANS.memory, memory, "free"],
+    ["device_memory", LINE_PLANS.device_memory, { device: "cpu", usedBytes: 1, freeBytes: 2 }, undefined],
+  ] as const;
+  it.each(samples)(
+    "%s: the same line and the same errors as the generated serializer",
+    (_kind, plan, record, action) => {
+      const generated = textLine(plan);
+      const closures = textLine(plan, forbidden);
+      const values = record as unknown as Record<string, unknown>;
+      expect(closures(values, '"s2"', action, now)).toBe(generated(values, '"s2"', action, now));
+      for (const key of Object.keys(values)) {
+        const bad = { ...values, [key]: Symbol.for("bad") };
+        expect(() => closures(bad, '"s2"', action, now)).toThrow(
+          (() => {
+            try {
+              generated(bad, '"s2"', action, now);
+            } catch (error) {
+              return (error as Error).message;
+            }
+            return "no error";
+          })(),
+        );
+      }
+    },
+  );
+});
+
 describe("a modified table is followed by the derived serializers", () => {
   const fields = EVENT_LAYOUTS.op.fields;
   const at = (key: string) => fields.find((field) => field.key === key) as EventLayout["fields"][number];
@@ -174,11 +210,13 @@ describe("a modified table is followed by the derived serializers", () => {
     expect(declined).toBe(-1);
   });
 
-  it("where code generation is forbidden the byte serializer declines, and the string one writes", () => {
-    const forbidden: SourceCompiler = () => {
-      throw new EvalError("Code generation from strings disallowed for this context");
-    };
+  it("where code generation is forbidden the byte serializer declines, and closures write the string", () => {
     const target = lineTarget(new Uint8Array(4096));
     expect(byteLine(plan, forbidden)(target, 0, "s2", record, undefined, false, now)).toBe(-1);
+    // The string serializer falls back to closures over the same plan: same lines, same errors.
+    const closures = textLine(plan, forbidden);
+    expect(closures(record, '"s2"', undefined, now)).toBe(text(record, '"s2"', undefined, now));
+    expect(closures(op, '"s2"', undefined, now)).toBe(text(op, '"s2"', undefined, now));
+    expect(() => closures({ ...op, queueNs: "12" }, '"s2"', undefined, now)).toThrow(/queueNs/);
   });
 });
