@@ -59,20 +59,22 @@ class ByteLineSource {
     return this.constants.ref(new Fragment(text));
   }
 
-  /** `"variant"` for each enum variant, and the default's for an absent value. */
-  enumTexts(field: FieldLayout): string {
-    const texts = new Map<unknown, string>(
-      (field.variants ?? []).map((variant) => [variant, JSON.stringify(variant)]),
+  /** `"variant"` for each enum variant (as fragments), and the default's for an absent value. */
+  enumFragments(field: FieldLayout): string {
+    const fragments = new Map<unknown, Fragment>(
+      (field.variants ?? []).map((variant) => [variant, new Fragment(JSON.stringify(variant))]),
     );
-    if (field.presence === "defaulted") texts.set(undefined, defaultText(field));
+    if (field.presence === "defaulted") fragments.set(undefined, new Fragment(defaultText(field)));
     let longest = 0;
-    for (const text of texts.values()) longest = Math.max(longest, text.length);
+    for (const fragment of fragments.values()) longest = Math.max(longest, fragment.length);
     this.unchecked += longest;
-    return this.constants.ref(texts);
+    return this.constants.ref(fragments);
   }
 }
 
 const FAIL = "if (at < 0) return -1;\n";
+const TRUE = new Fragment("true");
+const FALSE = new Fragment("false");
 
 /** Writes the value `value` of `field` at `at` (key already written). */
 function valueSource(source: ByteLineSource, field: FieldLayout, value: string): string {
@@ -92,9 +94,9 @@ function valueSource(source: ByteLineSource, field: FieldLayout, value: string):
       return `${absentDefault}{\nat = putU64(bytes, at, ${value});\n${FAIL}}\n`;
     case "boolean":
       source.unchecked += 5;
-      return `${absentDefault}if (${value} === true) at = putAscii(bytes, at, "true");\nelse if (${value} === false) at = putAscii(bytes, at, "false");\nelse return -1;\n`;
+      return `${absentDefault}if (${value} === true) at = putFragment(target, at, ${source.constants.ref(TRUE)});\nelse if (${value} === false) at = putFragment(target, at, ${source.constants.ref(FALSE)});\nelse return -1;\n`;
     case "enum":
-      return `{\nconst text = ${source.enumTexts(field)}.get(${value});\nif (text === undefined) return -1;\nat = putAscii(bytes, at, text);\n}\n`;
+      return `{\nconst fragment = ${source.enumFragments(field)}.get(${value});\nif (fragment === undefined) return -1;\nat = putFragment(target, at, fragment);\n}\n`;
     case "strings":
       return `${required}at = putStringArray(bytes, at, limit, ${value});\n${FAIL}`;
     case "shape":
@@ -118,11 +120,12 @@ function sourceExpression(source: ValueSource): string {
   }
 }
 
-/** True when a value can be checked before the clock is read without writing it (integers). */
-function checkable(field: FieldLayout, source: ValueSource): string | undefined {
-  if (source.from === "storage") return "(v === undefined || isU64(v))";
+/** The check of a value that can be made before the clock is read, without writing it (integers). */
+function checkable(field: FieldLayout, source: ValueSource): ((value: string) => string) | undefined {
+  const absentOrU64 = (value: string) => `(${value} === undefined || isU64(${value}))`;
+  if (source.from === "storage") return absentOrU64;
   if (source.from === "record" && field.type === "u64") {
-    return field.presence === "required" ? "isU64(v)" : "(v === undefined || isU64(v))";
+    return field.presence === "required" ? (value) => `isU64(${value})` : absentOrU64;
   }
   return undefined;
 }
@@ -138,18 +141,21 @@ function byteLineSource(source: ByteLineSource, plan: LinePlan): string {
   const locals = sources.map((item, index) => `const v${index} = ${sourceExpression(item)};\n`).join("");
   const timestamp = `(v${clockIndex} === 0 && zeroTimestampMeansNow ? undefined : v${clockIndex})`;
   let body = `const bytes = target.bytes;\nconst limit = bytes.length - FIXED_RESERVE;\nif (pos > limit || typeof record !== "object" || record === null) return -1;\n${locals}`;
-  body += `let at = putFragment(target, pos, ${source.fragment(`{"kind":${JSON.stringify(layout.kind)}`)});\n`;
+  // `{"kind":"<kind>"` and the first key go as one fragment when the first key is always written.
+  const first = fields[0];
+  const firstInHead =
+    first !== undefined && !(first.presence === "optional" && sources[0]?.from === "record");
+  const head = `{"kind":${JSON.stringify(layout.kind)}${firstInHead ? `,${JSON.stringify(first.key)}:` : ""}`;
+  body += `let at = putFragment(target, pos, ${source.fragment(head)});\n`;
   fields.forEach((field, index) => {
     const itemSource = sources[index] as ValueSource;
-    const key = source.fragment(`,${JSON.stringify(field.key)}:`);
+    const key = index === 0 && firstInHead ? undefined : source.fragment(`,${JSON.stringify(field.key)}:`);
     const value = `v${index}`;
     let write: string;
     if (itemSource.from === "clock") {
       source.unchecked += INTEGER_BYTES;
       if (inPlace) {
-        const checks = after.map((check, offset) =>
-          (check as string).replaceAll("v", `v${clockIndex + 1 + offset}`),
-        );
+        const checks = after.map((check, offset) => check?.(`v${clockIndex + 1 + offset}`));
         write = `if (!(${checks.join(" && ") || "true"})) return -1;\n{\nconst time = ${timestamp};\nif (time === undefined) {\nconst reading = now();\nif (!isDigits(reading)) return -1;\nat = putDigits(bytes, at, reading);\n} else {\nat = putU64(bytes, at, time);\n${FAIL}}\n}\n`;
       } else {
         write = "const gapAt = at;\nat += TIMESTAMP_GAP;\n";
@@ -166,10 +172,11 @@ function byteLineSource(source: ByteLineSource, plan: LinePlan): string {
     } else {
       write = valueSource(source, field, value);
     }
+    const putKey = key === undefined ? "" : `at = putFragment(target, at, ${key});\n`;
     body +=
       field.presence === "optional" && itemSource.from === "record"
-        ? `if (${value} !== undefined) {\nat = putFragment(target, at, ${key});\n${write}}\n`
-        : `at = putFragment(target, at, ${key});\n${write}`;
+        ? `if (${value} !== undefined) {\n${putKey}${write}}\n`
+        : `${putKey}${write}`;
   });
   source.unchecked += 2;
   body += "bytes[at] = 0x7d;\nbytes[at + 1] = 0x0a;\n";
