@@ -128,12 +128,12 @@ export default async function workersBench(): Promise<void> {
     subject: number,
     baseline: number,
   ) => {
-    console.log(`  (median of ${values.length} rounds, range ${spread(values)})`);
     report(
       { title, subjectOpsPerSecond: 1 / subject, baselineOpsPerSecond: 1 / baseline, ratio: median(values) },
       mode,
       target,
     );
+    console.log(`  (median of ${values.length} rounds, range ${spread(values)})`);
   };
   const duckdb = "DuckDB read_json, default threads";
   const medianOf = (name: string, field: keyof Run) => median(of(name).map((run) => run[field]));
