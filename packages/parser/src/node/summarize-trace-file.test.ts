@@ -139,14 +139,15 @@ async function expectSequentialResult(path: string, options: StreamSummaryOption
   return expected;
 }
 
-describe("summarizeTraceFile on worker threads", () => {
+// Worker threads started from TypeScript sources are slow to start on a loaded machine.
+describe("summarizeTraceFile on worker threads", { timeout: 120_000 }, () => {
   it("equals summarizeStream for a layered trace, strict and lenient, with every kind of caller", async () => {
-    const path = write("layered.jsonl", layeredTrace(300));
+    const path = write("layered.jsonl", layeredTrace(150));
     for (const mode of ["strict", "lenient"] as const) {
       for (const extra of [{}, { rankLimit: 4 }, { onEvent: () => {} }]) {
         const expected = await expectSequentialResult(path, { mode, ...extra }, 4096);
         const { result } = expected as { result: { events: number; health: { trusted: boolean } } };
-        expect(result.events).toBeGreaterThan(5000);
+        expect(result.events).toBeGreaterThan(2500);
         expect(result.health.trusted).toBe(true);
       }
     }
