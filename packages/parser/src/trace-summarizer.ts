@@ -130,6 +130,8 @@ export class TraceSummarizer implements StreamSummarizer {
   #edges = 0;
   #events = 0;
   #lastLine = 0;
+  /** The span id an event last named that was known then (consecutive events mostly share one). */
+  #knownSpanId: string | undefined;
   // References to spans not (yet) seen; resolved at the end, in file order per group.
   readonly #pendingOps: string[] = [];
   readonly #pendingTensors: string[] = [];
@@ -149,11 +151,19 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#ids = ids;
     const spans = new SpanTable(ids);
     this.#spans = spans;
+    // The step of the span a memory event names; the last answer for a started span is kept, as
+    // runs of memory events name the same span and a started span's step never changes.
+    let stepSpanId: string | undefined;
+    let step: ReturnType<SpanTable["step"]>;
     this.#timeline = new MemoryTimeline({
       timeline: false,
       spanStep: (spanId) => {
+        if (spanId === stepSpanId) return step;
         const row = ids.get(spanId);
-        return row >= 0 && row < spans.size ? spans.step(row) : undefined;
+        if (row < 0 || row >= spans.size) return undefined;
+        stepSpanId = spanId;
+        step = spans.step(row);
+        return step;
       },
     });
     this.#reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
@@ -175,18 +185,18 @@ export class TraceSummarizer implements StreamSummarizer {
     switch (event.kind) {
       case "op":
         this.#ops++;
-        if (ids.get(event.span_id) < 0) this.#pendingOps.push(event.span_id);
+        if (!this.#spanKnown(event.span_id)) this.#pendingOps.push(event.span_id);
         if (this.#opTotals !== undefined) this.#rankOp(event, this.#opTotals);
         return;
       case "tensor":
         this.#tensors++;
-        if (ids.get(event.span_id) < 0) this.#pendingTensors.push(event.span_id);
+        if (!this.#spanKnown(event.span_id)) this.#pendingTensors.push(event.span_id);
         return;
       case "memory":
         this.#memoryEvents++;
         if (event.action === "alloc") this.#allocs++;
         else this.#frees++;
-        if (ids.get(event.span_id) < 0) this.#pendingMemory.push(event.span_id);
+        if (!this.#spanKnown(event.span_id)) this.#pendingMemory.push(event.span_id);
         this.#window.push(event);
         return;
       case "span_start": {
@@ -237,9 +247,17 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#events += count;
     if (kind === "op") this.#ops += count;
     else this.#tensors += count;
-    if (this.#ids.get(spanId) >= 0) return;
+    if (this.#spanKnown(spanId)) return;
     const pending = kind === "op" ? this.#pendingOps : this.#pendingTensors;
     for (let reference = 0; reference < count; reference++) pending.push(spanId);
+  }
+
+  /** True when a span of this id started already (once started, always known). */
+  #spanKnown(spanId: string): boolean {
+    if (spanId === this.#knownSpanId) return true;
+    if (this.#ids.get(spanId) < 0) return false;
+    this.#knownSpanId = spanId;
+    return true;
   }
 
   #rankOp(event: OpEvent, opTotals: SpanOpTotals): void {
