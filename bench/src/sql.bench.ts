@@ -1,12 +1,14 @@
 // @cg/sql: ingest of a large trace, and op_stats over a fleet. Traces are generated into the OS temp
 // folder (never committed).
-//  1. openTraceDatabase of a 1 GiB writer-shaped trace (every event through @cg/parser's validating
-//     reader and the streaming summary, into DuckDB through appenders; database file with a 32 MB
-//     memory limit) vs DuckDB's own read_json of the same file into a table of all columns (default
-//     threads). Each in a fresh plain `node` child (no tsx loader), one after the other; the figures
-//     are wall-clock throughput (MB/s), process CPU time beside it (read_json runs on every core, so
-//     on a busy machine wall clock favours it), and the ingest child's peak RSS (kernel high-water
-//     mark).
+//  1. openTraceDatabase of a 1 GiB writer-shaped trace (one pass: every event through @cg/parser's
+//     validating reader into its table's DuckDB vectors and into the streaming summary; database
+//     file with a 32 MB memory limit) vs DuckDB's own read_json of the same file into a table of all
+//     columns (default threads). Each in a fresh plain `node` child (no tsx loader, the ESM entry),
+//     one after the other; the figures are wall-clock throughput (MB/s), process CPU time beside it
+//     (read_json runs on every core, so on a busy machine wall clock favours it), and the ingest
+//     child's peak RSS (kernel high-water mark). CG_SQL_BENCH_BEFORE=<entry of another @cg/sql
+//     build> also runs that build in the same way, for a before/after ratio from the same run;
+//     CG_SQL_BENCH_TRACE=<file> reads that trace instead of generating one.
 //  2. op_stats of 1,000 small traces (the package tests' fleet: 5 jobs × 25 steps × 8 ranks) from the
 //     exported Parquet dataset (openDataset + the view) vs reading every JSONL with @cg/parser and
 //     computing the same figures in JS (calls, total, mean, p50, p95, bytes per run and op).
@@ -15,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { readTraceEvents } from "@cg/parser";
 import { u64ToBigInt } from "@cg/schema";
 import { exportParquet, openDataset } from "@cg/sql";
@@ -53,14 +55,15 @@ const done = (seconds, cpuSeconds, rows) => {
 };`;
 
 const INGEST_CHILD = `${PEAK}
-const { openTraceDatabase } = require(process.env.CG_SQL_BENCH_ENTRY);
-const start = performance.now();
-const cpuStart = cpu();
-openTraceDatabase({
-  traces: [process.env.CG_SQL_BENCH_TRACE],
-  path: process.env.CG_SQL_BENCH_DATABASE,
-  duckdb: { memory_limit: "32MB" },
-}).then(async (db) => {
+const { pathToFileURL } = require("node:url");
+import(pathToFileURL(process.env.CG_SQL_BENCH_ENTRY).href).then(async ({ openTraceDatabase }) => {
+  const start = performance.now();
+  const cpuStart = cpu();
+  const db = await openTraceDatabase({
+    traces: [process.env.CG_SQL_BENCH_TRACE],
+    path: process.env.CG_SQL_BENCH_DATABASE,
+    duckdb: { memory_limit: "32MB" },
+  });
   const seconds = (performance.now() - start) / 1000;
   const cpuSeconds = cpu() - cpuStart;
   const [[ops]] = (await db.query("SELECT count(*) FROM ops")).rows;
@@ -83,20 +86,35 @@ const { DuckDBInstance } = require(process.env.CG_SQL_BENCH_DUCKDB);
   done(seconds, cpuSeconds, ops);
 })();`;
 
+function megabytesPerSecond(bytes: number, figures: ChildFigures): string {
+  return `${(bytes / 1e6 / figures.seconds).toFixed(1)} MB/s`;
+}
+
 async function ingest(dir: string): Promise<void> {
   // The run's shared trace of that size (generated once for every bench that needs it).
-  const { path: trace, bytes } = sharedWriterShapedTrace(
-    Number(process.env.CG_SQL_BENCH_MIB ?? 1024) * 1024 ** 2,
-  );
+  const given = process.env.CG_SQL_BENCH_TRACE;
+  const { path: trace, bytes } =
+    given === undefined
+      ? sharedWriterShapedTrace(Number(process.env.CG_SQL_BENCH_MIB ?? 1024) * 1024 ** 2)
+      : { path: given, bytes: statSync(given).size };
   const require = createRequire(import.meta.url);
-  const sqlEntry = require.resolve("@cg/sql");
+  // The ESM entry: the package's own module format (the CommonJS one reaches every imported
+  // binding of the other @cg packages through a getter).
+  const sqlEntry = join(dirname(require.resolve("@cg/sql")), "index.js");
   const duckdbEntry = createRequire(sqlEntry).resolve("@duckdb/node-api");
   const database = join(dir, "ingest.duckdb");
-  const ours = child(INGEST_CHILD, {
-    CG_SQL_BENCH_ENTRY: sqlEntry,
-    CG_SQL_BENCH_TRACE: trace,
-    CG_SQL_BENCH_DATABASE: database,
-  });
+  const runIngest = (entry: string): ChildFigures => {
+    rmSync(database, { force: true });
+    rmSync(`${database}.wal`, { force: true });
+    return child(INGEST_CHILD, {
+      CG_SQL_BENCH_ENTRY: entry,
+      CG_SQL_BENCH_TRACE: trace,
+      CG_SQL_BENCH_DATABASE: database,
+    });
+  };
+  const before = process.env.CG_SQL_BENCH_BEFORE;
+  const earlier = before === undefined ? undefined : runIngest(before);
+  const ours = runIngest(sqlEntry);
   const duckdb = child(READ_JSON_CHILD, { CG_SQL_BENCH_DUCKDB: duckdbEntry, CG_SQL_BENCH_TRACE: trace });
   if (ours.rows !== duckdb.rows) throw new Error(`ingest holds ${ours.rows} ops, read_json ${duckdb.rows}`);
   const size = `${(statSync(trace).size / 1024 ** 3).toFixed(2)} GiB`;
@@ -111,13 +129,23 @@ async function ingest(dir: string): Promise<void> {
     0.5,
   );
   const target = 300 * 1024 ** 2;
+  const cpuRatio = (figures: ChildFigures) => (duckdb.cpuSeconds / figures.cpuSeconds).toFixed(2);
+  const mebibytes = (figures: ChildFigures) => `${(figures.peakRss / 1024 ** 2).toFixed(1)} MiB`;
   console.log(
-    `  ingest ${(bytes / 1e6 / ours.seconds).toFixed(1)} MB/s, read_json ${(bytes / 1e6 / duckdb.seconds).toFixed(1)} MB/s; ` +
+    `  ingest ${megabytesPerSecond(bytes, ours)}, read_json ${megabytesPerSecond(bytes, duckdb)}; ` +
       `CPU time (all threads) ingest ${ours.cpuSeconds.toFixed(1)} s, read_json ${duckdb.cpuSeconds.toFixed(1)} s ` +
-      `(ratio ${(duckdb.cpuSeconds / ours.cpuSeconds).toFixed(2)}x); ` +
-      `peak RSS of the ingest ${(ours.peakRss / 1024 ** 2).toFixed(1)} MiB (target ≤ 300 MB: ${ours.peakRss <= target ? "met" : "NOT met"}), ` +
-      `read_json ${(duckdb.peakRss / 1024 ** 2).toFixed(1)} MiB`,
+      `(ratio ${cpuRatio(ours)}x); ` +
+      `peak RSS of the ingest ${mebibytes(ours)} (target ≤ 300 MB: ${ours.peakRss <= target ? "met" : "NOT met"}), ` +
+      `read_json ${mebibytes(duckdb)}`,
   );
+  if (earlier !== undefined) {
+    if (earlier.rows !== ours.rows) throw new Error(`before holds ${earlier.rows} ops, after ${ours.rows}`);
+    console.log(
+      `  before (${before}): ${megabytesPerSecond(bytes, earlier)}, ${(duckdb.seconds / earlier.seconds).toFixed(2)}x read_json wall clock, ` +
+        `CPU ${earlier.cpuSeconds.toFixed(1)} s (${cpuRatio(earlier)}x), peak RSS ${mebibytes(earlier)}; ` +
+        `after/before: ${(earlier.seconds / ours.seconds).toFixed(2)}x wall clock, ${(earlier.cpuSeconds / ours.cpuSeconds).toFixed(2)}x CPU`,
+    );
+  }
 }
 
 interface OpStatsRow {
