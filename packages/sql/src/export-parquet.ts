@@ -15,7 +15,13 @@ import {
 import { expandInputs } from "./expand-inputs.js";
 import { SqlError } from "./sql-error.js";
 import { quoteIdentifier, quoteLiteral, TABLES } from "./tables.js";
-import { createSchema, type IngestProgress, type IngestReport, ingestTraces } from "./trace-database.js";
+import {
+  createSchema,
+  INGEST_SETTINGS,
+  type IngestProgress,
+  type IngestReport,
+  ingestTraces,
+} from "./trace-database.js";
 
 export interface ExportParquetOptions {
   /** Hive partitioning: `run_id` (default), or `correlation_id` then `run_id`. */
@@ -77,7 +83,7 @@ export async function exportParquet(
     });
   }
   const files = await expandInputs(traces);
-  const instance = await DuckDBInstance.create(":memory:");
+  const instance = await DuckDBInstance.create(":memory:", { ...INGEST_SETTINGS });
   const connection = await instance.connect();
   try {
     await createSchema(connection);

@@ -23,7 +23,8 @@ export interface OpenTraceDatabaseOptions {
   path?: string;
   /**
    * DuckDB settings for the instance, e.g. `{ memory_limit: "256MB", threads: "2" }`. With a
-   * `path` and a `memory_limit`, the tables of a trace larger than memory stay on disk.
+   * `path` and a `memory_limit`, the tables of a trace larger than memory stay on disk. Unless set
+   * here, `allocator_flush_threshold` is 8 MB (see `INGEST_SETTINGS`).
    */
   duckdb?: Record<string, string>;
   /** Called after each trace. */
@@ -115,6 +116,13 @@ export class TraceDatabase {
   }
 }
 
+/**
+ * DuckDB settings of an ingesting instance. DuckDB keeps up to 128 MB (its default) of freed memory
+ * in its allocator's caches between tasks; an ingest runs many small append tasks, so a low
+ * threshold keeps the process flat (1 GiB trace, 32 MB memory limit: peak RSS 340 → 295 MiB).
+ */
+export const INGEST_SETTINGS: Readonly<Record<string, string>> = { allocator_flush_threshold: "8MB" };
+
 async function openWriters(connection: DuckDBConnection): Promise<Writers> {
   const writers: Partial<Writers> = {};
   for (const table of TABLES) writers[table.name] = await TableWriter.open(connection, table);
@@ -168,7 +176,10 @@ export async function ingestTraces(
  */
 export async function openTraceDatabase(options: OpenTraceDatabaseOptions): Promise<TraceDatabase> {
   const files = await expandInputs(options.traces);
-  const instance = await DuckDBInstance.create(options.path ?? ":memory:", options.duckdb);
+  const instance = await DuckDBInstance.create(options.path ?? ":memory:", {
+    ...INGEST_SETTINGS,
+    ...options.duckdb,
+  });
   const connection = await instance.connect();
   try {
     await createSchema(connection);
