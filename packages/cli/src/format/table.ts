@@ -190,9 +190,8 @@ export function renderTable(columns: Column[], rows: string[][], indent = "  "):
   for (const row of cells) lines.push(renderRow(row));
   if (layout.shown.length < columns.length) {
     const left = columns.filter((_, index) => !layout.shown.includes(index)).map((column) => column.header);
-    lines.push(
-      ...wrapWords(`(left out to fit ${terminalWidth} columns: ${left.join(", ")})`, terminalWidth!, indent),
-    );
+    const note = `(left out to fit ${terminalWidth} columns: ${left.join(", ")})`;
+    for (const noteLine of wrapWords(note, terminalWidth!, indent)) lines.push(noteLine);
   }
   return `${lines.join("\n")}\n`;
 }
