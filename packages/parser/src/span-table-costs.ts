@@ -289,10 +289,14 @@ function unionOfChildren(
   let covered = 0;
   let currentStart = table.startNumber(order[0] as number);
   let currentEnd = currentStart + (totals[order[0] as number] as number);
+  // An end past 2^53 is rounded in a double even when start and total are exact; the caller then
+  // takes the bigint path.
+  if (currentEnd > Number.MAX_SAFE_INTEGER) return Number.POSITIVE_INFINITY;
   for (let index = 1; index < order.length; index++) {
     const row = order[index] as number;
     const start = table.startNumber(row);
     const end = start + (totals[row] as number);
+    if (end > Number.MAX_SAFE_INTEGER) return Number.POSITIVE_INFINITY;
     if (start > currentEnd) {
       covered += currentEnd - currentStart;
       currentStart = start;

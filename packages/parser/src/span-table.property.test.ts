@@ -106,7 +106,36 @@ describe("span table", () => {
           expect(streamed.summary).toEqual(figures);
         },
       ),
-      { numRuns: 400 },
+      {
+        numRuns: 400,
+        examples: [
+          // A child ending past 2^53 while every start and duration is below it: its end is not
+          // exact in a double, so the parent's self time must come from the exact path.
+          [
+            [
+              {
+                id: "é",
+                parent: undefined,
+                start: "0",
+                duration: "9007199254740991",
+                measured: true,
+                step: undefined,
+              },
+              {
+                id: "s1",
+                parent: "é",
+                start: "9007199254740991",
+                duration: "100",
+                measured: false,
+                step: undefined,
+              },
+            ],
+            [],
+            false,
+            1,
+          ],
+        ],
+      },
     );
   });
 
