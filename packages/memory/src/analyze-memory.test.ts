@@ -370,6 +370,15 @@ describe("MemoryTimeline", () => {
     expect(summary).toEqual(expected);
   });
 
+  it("hands every point to onPoint, in the order of the timeline it replaces", () => {
+    const events = [memory("alloc", "a", 10, 1), memory("alloc", "b", 20, 2), memory("free", "a", 10, 3)];
+    const seen: unknown[] = [];
+    const streaming = new MemoryTimeline({ timeline: false, onPoint: (point) => seen.push(point) });
+    for (const event of events) streaming.push(event);
+    expect(streaming.result().timeline).toEqual([]);
+    expect(seen).toEqual(analyzeMemory({ memory: events }).timeline);
+  });
+
   it("snapshots do not change when pushing continues", () => {
     const timeline = new MemoryTimeline();
     timeline.push(memory("alloc", "a", 10, 1));

@@ -26,6 +26,7 @@ export {
   type HealthSeverity,
 } from "./health.js";
 export { DEFAULT_MAX_LINE_LENGTH, type ReadOptions } from "./line-processor.js";
+export { MemoryTimelineStream, type MemoryTimelineStreamOptions } from "./memory-timeline-stream.js";
 export {
   compareOperators,
   type OperatorComparison,
@@ -73,6 +74,7 @@ export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { RowSource } from "./row-source.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
+export { SpanCostCollector, SpanCostColumns } from "./span-cost-collector.js";
 export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export {

@@ -1,10 +1,19 @@
 // The compact span table against the document's span records: on random span sets (missing and
 // late parents, cycles, open spans, overlapping children, values past 2^53, non-ASCII ids) the
-// streaming summary's health and summary figures equal the whole-document ones.
+// streaming summary's health and summary figures, and every streamed span cost, equal the
+// whole-document ones.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BitSet, IdTable } from "./id-table.js";
-import { analyzeHealth, parseTraceText, queryTrace, summarize, summarizeStream } from "./index.js";
+import {
+  analyzeHealth,
+  parseTraceText,
+  queryTrace,
+  SpanCostCollector,
+  spanCosts,
+  summarize,
+  summarizeStream,
+} from "./index.js";
 
 const META =
   '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}\n';
@@ -92,7 +101,15 @@ describe("span table", () => {
           const text = traceText(specs, ops);
           const compat = reference ? ("reference" as const) : ("union" as const);
           const document = parseTraceText(text);
-          const streamed = await summarizeStream({ text }, { compat, rankLimit: limit });
+          const collector = new SpanCostCollector();
+          const streamed = await summarizeStream(
+            { text },
+            { compat, rankLimit: limit, onEvent: (event) => collector.push(event) },
+          );
+          const columns = collector.finish({ compat });
+          expect(Array.from(columns.rowsInIdOrder(), (row) => columns.cost(row))).toEqual(
+            spanCosts(document, { compat }),
+          );
           const slowest = queryTrace(document, "slowest", { compat, limit });
           const heaviest = queryTrace(document, "heaviest", { compat, limit });
           expect(streamed.rankings).toEqual({
