@@ -17,6 +17,7 @@ import {
   summarizeTraceFile,
   type TraceDocument,
   TraceParseError,
+  type TraceSource,
 } from "@cg/trace";
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
@@ -258,4 +259,20 @@ export async function* streamTrace(path: string, context: CliContext) {
   } catch (error) {
     throw asCliError(error, path);
   }
+}
+
+/**
+ * A trace for a command that streams it more than once (`view`): a fresh source per read, each
+ * with its progress line on a terminal, and the read options every streamed command sets.
+ */
+export function rereadableTrace(
+  path: string,
+  context: CliContext,
+): { read: () => TraceSource; options: { file: string; spanBudgetBytes?: number } } {
+  const size = checkTraceFile(path);
+  const budget = spanBudgetBytes(context);
+  return {
+    read: () => sourceFor(path, size, context),
+    options: { file: path, ...(budget === undefined ? {} : { spanBudgetBytes: budget }) },
+  };
 }

@@ -3,6 +3,7 @@
 // (async) iterable of chunks; the root entry `@cg/parser` adds file paths.
 export { type CompareStreamOptions, compareTraceFiles } from "./compare-stream.js";
 export {
+  addGradient,
   type ComparedRun,
   type CompareOptions,
   type Comparison,

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   compareOperators,
   OPERATOR_GROUP_FIELDS,
+  OperatorAccumulator,
   operatorTable,
   operatorTableOfEvents,
   parseTrace,
@@ -130,6 +131,31 @@ describe("operatorTable", () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it("keeps exact percentiles past one storage chunk (20,003 calls)", () => {
+    const accumulator = new OperatorAccumulator();
+    const durations = Array.from({ length: 20_003 }, (_, index) => (index * 7919) % 20_011);
+    for (const duration of durations) {
+      accumulator.addOp({
+        op_name: "mm",
+        span_id: "s",
+        shape: [2],
+        dtype: "f32",
+        device: "cpu",
+        duration_ns: duration,
+        input_storage_bytes: 0,
+      });
+    }
+    const sorted = [...durations].sort((left, right) => left - right);
+    const rank = (fraction: number) => sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)];
+    expect(accumulator.result().operators[0]).toMatchObject({
+      calls: 20_003,
+      p50_ns: rank(0.5),
+      p95_ns: rank(0.95),
+      min_ns: sorted[0],
+      max_ns: sorted[sorted.length - 1],
+    });
   });
 
   it.each(accepted)("streaming equals the document on %s, for every grouping", async (file) => {

@@ -69,6 +69,8 @@ export interface OperatorTableOptions {
 }
 
 const DISTINCT_KEPT = 8;
+/** Durations per chunk of an operator's calls (64 KiB). */
+const DURATION_CHUNK = 8192;
 
 // Exact u64 arithmetic throughout (durations and bytes may exceed 2^53); results are numbers
 // again whenever they fit, as everywhere else in the parser's output.
@@ -87,7 +89,11 @@ class Group {
   max = 0n;
   outputBytes = 0n;
   inputBytes = 0n;
-  durations = new BigUint64Array(16);
+  /**
+   * Every call's duration, in fixed-size chunks: growing never copies, and at most one chunk is
+   * partly empty, so a million calls hold about 8 MB (a doubling array could hold 24 MB mid-copy).
+   */
+  readonly durations: BigUint64Array[] = [];
   readonly shapes = new Set<string>();
   shapesMore = 0;
   readonly dtypes = new Set<string>();
@@ -121,12 +127,19 @@ class Group {
     outputBytes: bigint,
     inputBytes: bigint,
   ): void {
-    if (this.calls === this.durations.length) {
-      const grown = new BigUint64Array(this.durations.length * 2);
-      grown.set(this.durations);
-      this.durations = grown;
+    const slot = this.calls % DURATION_CHUNK;
+    if (slot === 0) {
+      // The first chunk starts small (a rare operator stays cheap) and grows; the rest are full size.
+      this.durations.push(new BigUint64Array(this.durations.length === 0 ? 16 : DURATION_CHUNK));
     }
-    this.durations[this.calls] = duration;
+    let chunk = this.durations[this.durations.length - 1] as BigUint64Array;
+    if (slot >= chunk.length) {
+      const grown = new BigUint64Array(Math.min(chunk.length * 4, DURATION_CHUNK));
+      grown.set(chunk);
+      this.durations[this.durations.length - 1] = grown;
+      chunk = grown;
+    }
+    chunk[slot] = duration;
     if (this.calls === 0 || duration < this.min) this.min = duration;
     this.calls += 1;
     this.total += duration;
@@ -142,7 +155,14 @@ class Group {
   }
 
   stats(measuredTotal: bigint): OperatorStats {
-    const sorted = this.durations.subarray(0, this.calls).sort();
+    const sorted = new BigUint64Array(this.calls);
+    let at = 0;
+    for (const chunk of this.durations) {
+      const part = chunk.subarray(0, Math.min(chunk.length, this.calls - at));
+      sorted.set(part, at);
+      at += part.length;
+    }
+    sorted.sort();
     const rank = (fraction: number): U64 =>
       toU64(sorted[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0n);
     return {

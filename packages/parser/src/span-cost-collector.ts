@@ -29,6 +29,7 @@ export class SpanCostColumns {
   readonly #totals: ReturnType<typeof spanTableTotals>;
   readonly #inside: Uint8Array;
   readonly #ops: SpanOpTotals;
+  #idOrder: Int32Array | undefined;
 
   /** @internal */
   constructor(table: SpanTable, structure: SpanTableStructure, ops: SpanOpTotals, options: SpanCostOptions) {
@@ -45,10 +46,13 @@ export class SpanCostColumns {
 
   /** Every row, ordered by span id in code-point order: the order of a document's `spans`. */
   rowsInIdOrder(): Int32Array {
-    const rows = new Int32Array(this.size);
-    for (let row = 0; row < rows.length; row++) rows[row] = row;
-    const ids = this.#table.ids;
-    return rows.sort((left, right) => ids.compare(left, right));
+    if (this.#idOrder === undefined) {
+      const rows = new Int32Array(this.size);
+      for (let row = 0; row < rows.length; row++) rows[row] = row;
+      const ids = this.#table.ids;
+      this.#idOrder = rows.sort((left, right) => ids.compare(left, right));
+    }
+    return this.#idOrder;
   }
 
   /** The row of the span with this id, or -1. */

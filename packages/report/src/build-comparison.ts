@@ -1,4 +1,4 @@
-import { compareTraces, type GradientSide, type TraceDocument } from "@cg/parser";
+import type { Comparison, GradientSide } from "@cg/parser";
 import { toExact } from "./exact-number.js";
 import type { ComparisonReport } from "./report-payload.js";
 
@@ -7,9 +7,11 @@ function describeGradient(side: GradientSide | undefined): string {
   return side.norm === undefined ? side.state : `${side.state} (norm ${side.norm})`;
 }
 
-/** The parser's comparison (spec §16 comparison/1), in the page's terms. */
-export function buildComparison(baseline: TraceDocument, candidate: TraceDocument): ComparisonReport {
-  const comparison = compareTraces(baseline, candidate, { spanLimit: 200 });
+/** Per-path deltas the Comparison view lists. */
+export const COMPARISON_OPTIONS = { spanLimit: 200 } as const;
+
+/** The parser's comparison (spec §16 comparison/1, `COMPARISON_OPTIONS`), in the page's terms. */
+export function buildComparison(comparison: Comparison): ComparisonReport {
   const report: ComparisonReport = {
     comparable: comparison.comparable,
     reasons: comparison.reasons,

@@ -1,7 +1,7 @@
-import type { MemoryAnalysis } from "@cg/memory";
-import type { HealthReport, SpanCost, TraceDocument } from "@cg/parser";
 import { approximate } from "./exact-number.js";
 import type { OperatorReport } from "./report-payload.js";
+import type { ReportSpans } from "./report-spans.js";
+import type { TraceReportInputs } from "./trace-report-inputs.js";
 
 /** A duration in the unit that reads best: `850 ns`, `12.3 µs`, `4.56 ms`, `2.01 s`. */
 export function humanDuration(nanoseconds: number | bigint | string): string {
@@ -24,24 +24,35 @@ export function humanBytes(bytes: number | bigint): string {
   return unit === 0 ? `${value} B` : `${value.toFixed(2)} ${units[unit]}`;
 }
 
+/** The `count` spans of the measured subtree with the most self time, in document order on ties. */
+function slowestSpans(spans: ReportSpans, count: number): number[] {
+  const kept: number[] = [];
+  const order = spans.rowsInIdOrder();
+  for (let index = 0; index < order.length; index++) {
+    const row = order[index] as number;
+    if (!spans.inMeasuredSubtree(row)) continue;
+    const self = approximate(spans.selfNs(row));
+    let at = kept.length;
+    while (at > 0 && approximate(spans.selfNs(kept[at - 1] as number)) < self) at--;
+    if (at < count) {
+      kept.splice(at, 0, row);
+      if (kept.length > count) kept.pop();
+    }
+  }
+  return kept;
+}
+
 /** Short sentences for the overview, in the spirit of the reference's evidence findings. */
-export function buildFindings(
-  document: TraceDocument,
-  health: HealthReport,
-  costs: readonly SpanCost[],
-  memory: MemoryAnalysis,
-  operators?: OperatorReport,
-): string[] {
+export function buildFindings(inputs: TraceReportInputs, operators: OperatorReport): string[] {
+  const { health, spans, memory, gradients } = inputs;
   const findings: string[] = [];
   const errors = health.issues.filter((issue) => issue.severity === "error").length;
   if (!health.trusted)
     findings.push(`The trace is structurally untrusted (${errors} error(s)); treat its numbers with care.`);
-  const slowest = costs
-    .filter((cost) => cost.in_measured_subtree)
-    .sort((left, right) => approximate(right.self_ns) - approximate(left.self_ns))
-    .slice(0, 5);
-  for (const cost of slowest) findings.push(`${cost.name}: ${humanDuration(cost.self_ns)} self time`);
-  const top = operators?.rows[0];
+  for (const row of slowestSpans(spans, 5)) {
+    findings.push(`${spans.name(row)}: ${humanDuration(spans.selfNs(row))} self time`);
+  }
+  const top = operators.rows[0];
   if (top !== undefined && top.calls > 0) {
     const share = top.share === null ? "" : `, ${(top.share * 100).toFixed(1)}% of the measured time`;
     findings.push(
@@ -53,9 +64,8 @@ export function buildFindings(
       `Peak logical memory ${humanBytes(memory.peak_bytes)} on ${memory.peak_device} at ${humanDuration(memory.peak_timestamp_ns)} into the capture.`,
     );
   }
-  if (document.gradients.length > 0) {
-    const attention = document.gradients.filter((gradient) => gradient.state !== "present").length;
-    findings.push(`${document.gradients.length} gradient facts captured; ${attention} require attention`);
+  if (gradients.total > 0) {
+    findings.push(`${gradients.total} gradient facts captured; ${gradients.problems} require attention`);
   }
   return findings;
 }

@@ -1,65 +1,48 @@
 import type { MemoryAnalysis } from "@cg/memory";
-import type { TraceDocument } from "@cg/parser";
-import { downsampleByMaximum } from "./downsample.js";
-import { approximate, toExact } from "./exact-number.js";
+import { compareCodePoints } from "@cg/schema";
+import { toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { DeviceMemorySeries, MemoryReport, MemorySeries } from "./report-payload.js";
+import type { TraceReportInputs } from "./trace-report-inputs.js";
 
 function categoryEntries(map: MemoryAnalysis["peak_by_category"]): Array<[string, number | string]> {
   return Object.entries(map).map(([category, bytes]) => [category, toExact(bytes ?? 0)]);
 }
 
-function groupByDevice<Item extends { device: string }>(items: readonly Item[]): Map<string, Item[]> {
-  const groups = new Map<string, Item[]>();
-  for (const item of items) {
-    const group = groups.get(item.device);
-    if (group === undefined) groups.set(item.device, [item]);
-    else group.push(item);
-  }
-  return groups;
+/** Devices in code-point order. */
+function byName<Value>(map: ReadonlyMap<string, Value>): [string, Value][] {
+  return [...map].sort(([left], [right]) => compareCodePoints(left, right));
 }
 
-/** The memory view from the analysis of @cg/memory, with long series downsampled. */
-export function buildMemoryReport(
-  document: TraceDocument,
-  analysis: MemoryAnalysis,
-  limits: ReportLimits,
-): MemoryReport {
-  const spanNames = new Map(document.spans.map((span) => [span.id, span.name]));
-  const series: MemorySeries[] = [];
-  for (const [device, points] of [...groupByDevice(analysis.timeline)].sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )) {
-    const kept = downsampleByMaximum(points, limits.memoryPoints, (point) => approximate(point.live_bytes));
-    series.push({
-      device,
-      points_total: points.length,
-      points: kept.map((point) => ({
-        timestamp_ns: toExact(point.timestamp_ns),
-        live_bytes: toExact(point.live_bytes),
-        by_category: categoryEntries(point.by_category),
-      })),
-    });
-  }
-  const deviceMemory: DeviceMemorySeries[] = [];
-  for (const [device, samples] of groupByDevice(document.device_memory)) {
-    const kept = downsampleByMaximum(samples, limits.memoryPoints, (sample) =>
-      approximate(sample.used_bytes),
-    );
-    deviceMemory.push({
-      device,
-      points_total: samples.length,
-      points: kept.map((sample) => {
-        const point: DeviceMemorySeries["points"][number] = {
-          timestamp_ns: toExact(sample.timestamp_ns),
-          used_bytes: toExact(sample.used_bytes),
-          free_bytes: toExact(sample.free_bytes),
-        };
-        if (sample.reserved_bytes !== undefined) point.reserved_bytes = toExact(sample.reserved_bytes);
-        return point;
-      }),
-    });
-  }
+/** The memory view from the memory analysis and the downsampled series. */
+export function buildMemoryReport(inputs: TraceReportInputs, limits: ReportLimits): MemoryReport {
+  const analysis = inputs.memory;
+  const series: MemorySeries[] = byName(inputs.memorySeries).map(([device, points]) => ({
+    device,
+    points_total: points.count,
+    points: points.items().map((point) => ({
+      timestamp_ns: toExact(point.timestamp_ns),
+      live_bytes: toExact(point.live_bytes),
+      by_category: categoryEntries(point.by_category),
+    })),
+  }));
+  const deviceMemory: DeviceMemorySeries[] = [...inputs.deviceMemory].map(([device, samples]) => ({
+    device,
+    points_total: samples.count,
+    points: samples.items().map((sample) => {
+      const point: DeviceMemorySeries["points"][number] = {
+        timestamp_ns: toExact(sample.timestamp_ns),
+        used_bytes: toExact(sample.used_bytes),
+        free_bytes: toExact(sample.free_bytes),
+      };
+      if (sample.reserved_bytes !== undefined) point.reserved_bytes = toExact(sample.reserved_bytes);
+      return point;
+    }),
+  }));
+  const spanName = (spanId: string): string => {
+    const row = inputs.spans.rowOf(spanId);
+    return row < 0 ? spanId : inputs.spans.name(row);
+  };
   return {
     peak_bytes: toExact(analysis.peak_bytes),
     peak_timestamp_ns: toExact(analysis.peak_timestamp_ns),
@@ -83,7 +66,7 @@ export function buildMemoryReport(
         device: allocation.device,
         bytes: toExact(allocation.bytes),
         category: allocation.category,
-        span: spanNames.get(allocation.span_id) ?? allocation.span_id,
+        span: spanName(allocation.span_id),
       };
       if (allocation.op_name !== undefined) row.op_name = allocation.op_name;
       return row;

@@ -1,11 +1,9 @@
-import { type OperatorTable, operatorTable, type TraceDocument } from "@cg/parser";
+import type { OperatorTable } from "@cg/parser";
 import { toExact } from "./exact-number.js";
-import type { ReportLimits } from "./report-limits.js";
 import type { OperatorReport } from "./report-payload.js";
 
-/** The operator table of @cg/parser (per op name), the costliest `operatorRows` rows. */
-export function buildOperatorReport(document: TraceDocument, limits: ReportLimits): OperatorReport {
-  const table: OperatorTable = operatorTable(document, { limit: limits.operatorRows });
+/** The operator table of @cg/parser (per op name), already cut to the costliest `operatorRows`. */
+export function buildOperatorReport(table: OperatorTable): OperatorReport {
   return {
     rows: table.operators.map((row) => ({
       op_name: row.op_name,

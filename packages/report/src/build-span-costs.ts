@@ -1,15 +1,18 @@
-import type { SpanCost } from "@cg/parser";
 import { U64_MAX, u64ToBigInt } from "@cg/schema";
 import { toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { SpanCostTable } from "./report-payload.js";
+import type { ReportSpans } from "./report-spans.js";
 
 function saturated(value: bigint): bigint {
   return value > U64_MAX ? U64_MAX : value;
 }
 
-/** The parser's per-span costs added up per path (and kind and step), most expensive first. */
-export function buildSpanCostTable(costs: readonly SpanCost[], limits: ReportLimits): SpanCostTable {
+/**
+ * The parser's per-span costs added up per path (and kind and step), most expensive first. Holds
+ * one group per distinct path, not per span.
+ */
+export function buildSpanCostTable(spans: ReportSpans, limits: ReportLimits): SpanCostTable {
   const groups = new Map<
     string,
     {
@@ -23,19 +26,24 @@ export function buildSpanCostTable(costs: readonly SpanCost[], limits: ReportLim
       bytes: bigint;
     }
   >();
-  for (const cost of costs) {
-    const key = `${cost.path}\u0000${cost.kind}\u0000${cost.step ?? ""}`;
+  const order = spans.rowsInIdOrder();
+  for (let index = 0; index < order.length; index++) {
+    const row = order[index] as number;
+    const path = spans.path(row);
+    const kind = spans.kind(row);
+    const step = spans.step(row);
+    const key = `${path}\u0000${kind}\u0000${step ?? ""}`;
     let group = groups.get(key);
     if (group === undefined) {
-      group = { path: cost.path, kind: cost.kind, spans: 0, total: 0n, self: 0n, ops: 0n, bytes: 0n };
-      if (cost.step !== undefined) group.step = cost.step;
+      group = { path, kind, spans: 0, total: 0n, self: 0n, ops: 0n, bytes: 0n };
+      if (step !== undefined) group.step = step;
       groups.set(key, group);
     }
     group.spans++;
-    group.total = saturated(group.total + u64ToBigInt(cost.total_ns));
-    group.self = saturated(group.self + u64ToBigInt(cost.self_ns));
-    group.ops += BigInt(cost.op_count);
-    group.bytes = saturated(group.bytes + u64ToBigInt(cost.op_bytes));
+    group.total = saturated(group.total + u64ToBigInt(spans.totalNs(row)));
+    group.self = saturated(group.self + u64ToBigInt(spans.selfNs(row)));
+    group.ops += BigInt(spans.opCount(row));
+    group.bytes = saturated(group.bytes + u64ToBigInt(spans.opBytes(row)));
   }
   const rows = [...groups.values()]
     .sort((left, right) => (right.total > left.total ? 1 : right.total < left.total ? -1 : 0))

@@ -1,18 +1,15 @@
-import { analyzeMemory } from "@cg/memory";
-import { analyzeHealth, spanCosts, summarize, type TraceDocument } from "@cg/parser";
-import { compareCodePoints } from "@cg/schema";
+import { compareCodePoints, type RunMetadata } from "@cg/schema";
 import { buildFindings } from "./build-findings.js";
-import { buildGradientTable } from "./build-gradients.js";
 import { buildMemoryReport } from "./build-memory.js";
 import { buildOperatorReport } from "./build-operators.js";
 import { buildSpanCostTable } from "./build-span-costs.js";
-import { buildTimeline } from "./build-timeline.js";
+import { buildTimeline, type TimelineOpCollector, type TimelinePlan } from "./build-timeline.js";
 import { toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { RunReport, TraceReport } from "./report-payload.js";
+import type { TraceReportInputs } from "./trace-report-inputs.js";
 
-function runReport(document: TraceDocument): RunReport {
-  const run = document.run;
+function runReport(run: RunMetadata): RunReport {
   const report: RunReport = {
     run_id: run.run_id,
     correlation_id: run.correlation_id,
@@ -30,23 +27,25 @@ function runReport(document: TraceDocument): RunReport {
   return report;
 }
 
-/** Everything one trace contributes to the page, from the analyses of @cg/parser and @cg/memory. */
-export function buildTraceReport(document: TraceDocument, label: string, limits: ReportLimits): TraceReport {
-  const health = analyzeHealth(document);
-  const memory = analyzeMemory({
-    memory: document.memory,
-    spans: document.spans,
-    device_memory: document.device_memory,
-  });
-  const costs = spanCosts(document);
-  const summary = summarize(document, { memory });
-  const timeline = buildTimeline(document, costs, limits);
-  const spanCostTable = buildSpanCostTable(costs, limits);
-  const operators = buildOperatorReport(document, limits);
-  const memoryReport = buildMemoryReport(document, memory, limits);
-  const gradients = buildGradientTable(document, limits);
+/**
+ * Everything one trace contributes to the page, from its inputs (a document's or a stream's), the
+ * timeline planned from its spans and the op marks collected for that plan.
+ */
+export function buildTraceReport(
+  inputs: TraceReportInputs,
+  plan: TimelinePlan,
+  timelineOps: TimelineOpCollector,
+  label: string,
+  limits: ReportLimits,
+): TraceReport {
+  const { health, summary } = inputs;
+  const timeline = buildTimeline(inputs.spans, plan, timelineOps);
+  const spanCostTable = buildSpanCostTable(inputs.spans, limits);
+  const operators = buildOperatorReport(inputs.operators);
+  const memoryReport = buildMemoryReport(inputs, limits);
+  const gradients = inputs.gradients.table();
 
-  const reductions: string[] = [];
+  const reductions: string[] = [...inputs.notes];
   if (timeline.spans.length < timeline.spans_total) {
     reductions.push(
       `Timeline: ${timeline.spans.length} of ${timeline.spans_total} spans drawn (upper levels first, then the longest).`,
@@ -90,7 +89,7 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
 
   return {
     label,
-    run: runReport(document),
+    run: runReport(inputs.run),
     health: {
       trusted: health.trusted,
       issues: health.issues.map(({ severity, code, message }) => ({ severity, code, message })),
@@ -106,7 +105,7 @@ export function buildTraceReport(document: TraceDocument, label: string, limits:
       free_count: summary.free_count,
       peak_bytes: toExact(summary.peak_bytes),
     },
-    findings: buildFindings(document, health, costs, memory, operators),
+    findings: buildFindings(inputs, operators),
     timeline,
     spanCosts: spanCostTable,
     operators,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { downsampleByMaximum } from "./downsample.js";
 import { embedJson } from "./embed-json.js";
 import { escapeHtml } from "./escape-html.js";
 import { toExact } from "./exact-number.js";
@@ -28,20 +27,5 @@ describe("toExact", () => {
     expect(toExact(9007199254740991n)).toBe(9007199254740991);
     expect(toExact(4096)).toBe(4096);
     expect(toExact(0.42)).toBe(0.42);
-  });
-});
-
-describe("downsampleByMaximum", () => {
-  it("keeps first, last and the largest of every bucket", () => {
-    const values = Array.from({ length: 1000 }, (_, index) => (index === 517 ? 10_000 : index % 7));
-    const kept = downsampleByMaximum(values, 50, (value) => value);
-    expect(kept.length).toBeLessThanOrEqual(50);
-    expect(kept[0]).toBe(values[0]);
-    expect(kept[kept.length - 1]).toBe(values[999]);
-    expect(kept).toContain(10_000);
-  });
-
-  it("returns short series unchanged", () => {
-    expect(downsampleByMaximum([3, 1, 2], 10, (value) => value)).toEqual([3, 1, 2]);
   });
 });

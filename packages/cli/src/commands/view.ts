@@ -1,5 +1,6 @@
 import { basename } from "node:path";
-import { renderReport } from "@cg/report";
+import { renderStreamedReport } from "@cg/report";
+import { TraceParseError } from "@cg/trace";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
@@ -7,7 +8,7 @@ import { escapeControl } from "../format/escape-control.js";
 import { formatBytesShort } from "../format/units.js";
 import { writeOutput } from "../output-target.js";
 import { stringOption } from "../parse-command-args.js";
-import { loadTrace } from "../trace-input.js";
+import { asCliError, rereadableTrace } from "../trace-input.js";
 
 export const viewCommand: Command = {
   name: "view",
@@ -33,7 +34,8 @@ The report is one HTML file with no external URL, script or font: open it from d
 browser, offline. Views: Overview (provenance, health verdict with every issue and gap, measured
 total, findings), Timeline (zoomable flame chart with ops), Span costs, Memory, Gradients and, with
 --baseline, Comparison. Untrusted traces still get a report; it says so at the top.
-Large traces are aggregated or downsampled where needed, and the report says where.
+Traces of any size are read as streams (twice each), so memory follows the number of spans, not
+the file's size; large traces are aggregated or downsampled where needed, and the report says where.
 Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
   async run(args, context) {
     const tracePath = args.positionals[0]!;
@@ -42,15 +44,27 @@ Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
       throw new UsageError({ message: "view: -o/--output <report.html> is required" });
     const baselinePath = stringOption(args, "baseline");
     const title = stringOption(args, "title");
-    const document = await loadTrace(tracePath, context);
-    const baseline = baselinePath === undefined ? undefined : await loadTrace(baselinePath, context);
-    const html = renderReport(document, {
-      label: basename(tracePath),
-      ...(title === undefined ? {} : { title }),
-      ...(baseline === undefined || baselinePath === undefined
-        ? {}
-        : { baseline, baselineLabel: basename(baselinePath) }),
-    });
+    // Streamed, twice per trace: memory follows the number of spans, not the file's size.
+    const candidate = rereadableTrace(tracePath, context);
+    const baseline = baselinePath === undefined ? undefined : rereadableTrace(baselinePath, context);
+    let html: string;
+    try {
+      html = await renderStreamedReport(candidate.read, {
+        label: basename(tracePath),
+        read: candidate.options,
+        ...(title === undefined ? {} : { title }),
+        ...(baseline === undefined || baselinePath === undefined
+          ? {}
+          : {
+              baseline: baseline.read,
+              baselineLabel: basename(baselinePath),
+              baselineRead: baseline.options,
+            }),
+      });
+    } catch (error) {
+      const file = TraceParseError.isInstance(error) ? error.file : undefined;
+      throw asCliError(error, file ?? tracePath);
+    }
     const { kind } = await writeOutput(output, context, (write) => write(html));
     const report = kind === "file" ? context.stdout : context.stderr;
     report(

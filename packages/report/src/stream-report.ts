@@ -1,0 +1,117 @@
+// The report of a trace read as a stream, never as a document. Two reads, each folding events into
+// compact or bounded aggregates: the first makes the summary, health and memory figures, the span
+// table (tens of bytes per span), the gradient ranks and device samples; the second, once the flame
+// chart's spans are chosen, their op marks, the operator table (8 bytes per op for exact
+// percentiles) and the downsampled memory timeline. Memory grows with spans and ops, not the file.
+import {
+  addGradient,
+  type ComparisonSide,
+  type GradientSide,
+  MemoryTimelineStream,
+  OperatorAccumulator,
+  type ReadOptions,
+  readTraceEvents,
+  SpanCostCollector,
+  type StreamSummaryOptions,
+  spanPathKey,
+  summarizeStream,
+  type TraceSource,
+} from "@cg/parser";
+import { GradientCollector } from "./build-gradients.js";
+import { planTimeline, TimelineOpCollector } from "./build-timeline.js";
+import { buildTraceReport } from "./build-trace-report.js";
+import { deviceMemorySeries, memorySeries } from "./memory-series.js";
+import type { ReportLimits } from "./report-limits.js";
+import type { TraceReport } from "./report-payload.js";
+import type { TraceReportInputs } from "./trace-report-inputs.js";
+
+/** How a streamed trace is read: the reader's and `summarizeStream`'s options. */
+export type StreamReadOptions = Omit<StreamSummaryOptions, "onEvent" | "rankLimit">;
+
+/**
+ * The report of a trace read twice as a stream, equal to the document's report, and the facts a
+ * comparison needs of it (per path, gradient and operator, never per event).
+ */
+export async function streamTraceReport(
+  read: () => TraceSource,
+  label: string,
+  limits: ReportLimits,
+  options: StreamReadOptions = {},
+): Promise<{ report: TraceReport; side: ComparisonSide }> {
+  // First read: summary, health and memory figures, the span table, gradients, device samples.
+  const spans = new SpanCostCollector();
+  const samples = deviceMemorySeries(limits);
+  const gradients = new GradientCollector(limits);
+  const gradientFacts = new Map<string, GradientSide>();
+  const streamed = await summarizeStream(read(), {
+    ...options,
+    onEvent: (event) => {
+      spans.push(event);
+      if (event.kind === "device_memory") samples.push(event);
+      else if (event.kind === "gradient") {
+        gradients.push(event);
+        addGradient(gradientFacts, event);
+      }
+    },
+  });
+  const spanCosts = spans.finish(options.compat === undefined ? {} : { compat: options.compat });
+  const plan = planTimeline(spanCosts, limits);
+
+  // Second read, once the drawn spans are known: their op marks, the operator table and the memory
+  // timeline's points. Split so, neither read holds all the aggregates at once.
+  const ops = new TimelineOpCollector(plan, limits);
+  const operators = new OperatorAccumulator();
+  const measuredSpans = new Set<string>();
+  const points = memorySeries(limits);
+  const memory = new MemoryTimelineStream({
+    ...(options.reorderWindow === undefined ? {} : { reorderWindow: options.reorderWindow }),
+    onPoint: (point) => points.push(point),
+  });
+  // The reader's own options only: diagnostics were reported by the first read.
+  const readOptions: ReadOptions = {};
+  if (options.mode !== undefined) readOptions.mode = options.mode;
+  if (options.maxLineLength !== undefined) readOptions.maxLineLength = options.maxLineLength;
+  if (options.file !== undefined) readOptions.file = options.file;
+  for await (const { event } of readTraceEvents(read(), readOptions)) {
+    operators.addEvent(event, measuredSpans);
+    if (event.kind === "op") ops.push(event);
+    else if (event.kind === "memory") memory.push(event);
+    else if (event.kind === "device_memory") memory.pushDeviceSample(event);
+  }
+  memory.finish();
+
+  const operatorTable = operators.result();
+  const inputs: TraceReportInputs = {
+    run: streamed.run,
+    health: streamed.health,
+    summary: streamed.summary,
+    memory: streamed.memory,
+    memorySeries: points.byDevice,
+    deviceMemory: samples.byDevice,
+    spans: spanCosts,
+    operators: { ...operatorTable, operators: operatorTable.operators.slice(0, limits.operatorRows) },
+    gradients,
+    notes: streamed.notes.map((note) => `Memory: ${note}.`),
+  };
+  // What a comparison needs of this trace (the parser's `documentSide`, from the streamed figures).
+  const spanTotals = new Map<string, bigint>();
+  for (let row = 0; row < spanCosts.size; row++) {
+    if (!spanCosts.inMeasuredSubtree(row)) continue;
+    const key = spanPathKey({
+      path: spanCosts.path(row),
+      kind: spanCosts.kind(row),
+      step: spanCosts.step(row),
+    });
+    spanTotals.set(key, (spanTotals.get(key) ?? 0n) + BigInt(spanCosts.totalNs(row)));
+  }
+  const side: ComparisonSide = {
+    run: streamed.run,
+    trusted: streamed.health.trusted,
+    total_ns: streamed.summary.total_ns,
+    peak_bytes: streamed.memory.peak_bytes,
+    span_totals: spanTotals,
+    gradients: gradientFacts,
+    operators: operatorTable,
+  };
+  return { report: buildTraceReport(inputs, plan, ops, label, limits), side };
+}
