@@ -10,7 +10,7 @@ import {
   MemoryTimelineStream,
   OperatorAccumulator,
   type ReadOptions,
-  readTraceEvents,
+  readTraceBatches,
   SpanCostCollector,
   type StreamSummaryOptions,
   spanPathKey,
@@ -72,11 +72,14 @@ export async function streamTraceReport(
   if (options.mode !== undefined) readOptions.mode = options.mode;
   if (options.maxLineLength !== undefined) readOptions.maxLineLength = options.maxLineLength;
   if (options.file !== undefined) readOptions.file = options.file;
-  for await (const { event } of readTraceEvents(read(), readOptions)) {
-    operators.addEvent(event, measuredSpans);
-    if (event.kind === "op") ops.push(event);
-    else if (event.kind === "memory") memory.push(event);
-    else if (event.kind === "device_memory") memory.pushDeviceSample(event);
+  // Batches: one promise per few hundred events rather than one per event (less garbage).
+  for await (const batch of readTraceBatches(read(), { ...readOptions, batchSize: 256 })) {
+    for (const { event } of batch) {
+      operators.addEvent(event, measuredSpans);
+      if (event.kind === "op") ops.push(event);
+      else if (event.kind === "memory") memory.push(event);
+      else if (event.kind === "device_memory") memory.pushDeviceSample(event);
+    }
   }
   memory.finish();
 
