@@ -52,7 +52,9 @@ const oddValues = [
   '{"__proto__":1}',
 ];
 
-describe("fuzzing the reader", () => {
+// A fixed amount of work per property (tens of thousands of inputs): on a loaded machine it can take
+// longer than the default per-test limit without anything being wrong.
+describe("fuzzing the reader", { timeout: 300_000 }, () => {
   it("random bytes (25,000)", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 160 }), fc.boolean(), (bytes, lenient) => check(bytes, lenient)),
