@@ -1,0 +1,60 @@
+// The test step of `pnpm test`: every workspace package's own `test` script through turbo, so each
+// package's tests are cached by its inputs and its dependencies' builds. Every package runs even
+// when another fails (`--continue`); the exit status is turbo's. Each package writes a vitest JSON
+// report that ci-summary.mjs adds up. Extra arguments go to turbo (e.g. `--filter=@cg/writer`).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { REPORT_FILE, repoRoot, testWorkspaces } from "./test-workspaces.mjs";
+
+// A report left by an earlier run must not be counted for a package that does not run now.
+for (const { report } of testWorkspaces()) rmSync(report, { force: true });
+
+/**
+ * The shared trace fixtures lie outside the repository, where turbo does not look: their digest
+ * goes into each test task's hash through an environment variable (`CG_*` in turbo.json).
+ */
+function fixturesDigest() {
+  const hash = createHash("sha256");
+  const root = join(repoRoot, "../shared/fixtures");
+  const walk = (folder) => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) hash.update(path.slice(root.length)).update("\0").update(readFileSync(path));
+    }
+  };
+  walk(root);
+  return hash.digest("hex");
+}
+
+const result = spawnSync(
+  "pnpm",
+  [
+    "exec",
+    "turbo",
+    "run",
+    "test",
+    "--continue",
+    // Each vitest runs its own worker pool; two packages at a time keep a small machine busy
+    // without starving the browser and process-level tests of CPU.
+    "--concurrency=2",
+    // Tests spawn tools (pnpm, npm, chromium, cc) that need the ordinary environment; the
+    // variables that change results are hashed (turbo.json `env`).
+    "--env-mode=loose",
+    ...process.argv.slice(2),
+    "--",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${REPORT_FILE}`,
+  ],
+  { cwd: repoRoot, stdio: "inherit", env: { ...process.env, CG_FIXTURES_DIGEST: fixturesDigest() } },
+);
+process.exit(result.status ?? 1);
