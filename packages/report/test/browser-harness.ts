@@ -2,15 +2,35 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 
 export const outputDir = fileURLToPath(new URL("../test-output/", import.meta.url));
 
-export function launchBrowser(): Promise<Browser> {
+function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
     args: ["--no-sandbox", "--disable-background-networking"],
   });
+}
+
+/**
+ * The browser of the calling test file: launched before its first test and closed after its last.
+ * The returned function gives it inside a test.
+ */
+export function browserForFile(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (browser === undefined)
+      throw new Error("the browser is launched in beforeAll: call this inside a test");
+    return browser;
+  };
 }
 
 export interface OpenedReport {

@@ -1,7 +1,7 @@
 // A realistic training capture written with @cg/writer: a transformer-like update with forward,
 // backward and optimizer steps, ops, tensors, explicit memory, device samples and gradients.
 import { parseTraceText, type TraceDocument } from "@cg/parser";
-import { ProfileRun, TraceSessionCore } from "@cg/writer";
+import { ProfileRun, type SpanRef, TraceSessionCore } from "@cg/writer";
 
 /** A clock that advances by a fixed number of nanoseconds per reading, so traces are reproducible. */
 function steppingClock(stepNs: number): { now(): number; advance(ns: number): void } {
@@ -67,6 +67,20 @@ export function demoTraceText(options: DemoOptions = {}): string {
     return output;
   }
 
+  /** A matmul's output activation, allocated in `span` and kept alive until backward frees it. */
+  function keepActivation(span: SpanRef, tensorId: string): void {
+    session.recordMemoryAlloc(span, {
+      tensorId,
+      device,
+      bytes: activationBytes,
+      dtype: "f32",
+      category: "activation",
+      opName: "matmul",
+      shape: [batch, hidden],
+    });
+    live.push(tensorId);
+  }
+
   const measured = session.beginMeasurement("demo/update-000000000003");
   for (let layer = 0; layer < layers; layer++) {
     session.recordMemoryAlloc(measured, {
@@ -94,31 +108,13 @@ export function demoTraceText(options: DemoOptions = {}): string {
       device,
       category: "activation",
     });
-    session.recordMemoryAlloc(attention, {
-      tensorId: output,
-      device,
-      bytes: activationBytes,
-      dtype: "f32",
-      category: "activation",
-      opName: "matmul",
-      shape: [batch, hidden],
-    });
-    live.push(output);
+    keepActivation(attention, output);
     attention.end();
     const mlp = session.beginSpan(`block.${layer}.mlp`, "module");
     op(mlp.id, "matmul", 15_000, [batch, hidden * 4]);
     op(mlp.id, "gelu", 2_000, [batch, hidden * 4]);
     const mlpOut = op(mlp.id, "matmul", 14_000, [batch, hidden]);
-    session.recordMemoryAlloc(mlp, {
-      tensorId: mlpOut,
-      device,
-      bytes: activationBytes,
-      dtype: "f32",
-      category: "activation",
-      opName: "matmul",
-      shape: [batch, hidden],
-    });
-    live.push(mlpOut);
+    keepActivation(mlp, mlpOut);
     mlp.end();
     block.end();
   }

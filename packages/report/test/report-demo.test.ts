@@ -2,19 +2,12 @@
 // These screenshots are the ones the README shows.
 import { analyzeMemory } from "@cg/memory";
 import { compareTraces, summarize } from "@cg/parser";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderReport } from "../src/index.js";
-import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
+import { browserForFile, openReport, screenshot, showView } from "./browser-harness.js";
 import { demoTrace } from "./demo-trace.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("report of a demo training run", () => {
   it("shows the writer's capture in every view", async () => {
@@ -26,7 +19,7 @@ describe("report of a demo training run", () => {
       device_memory: document.device_memory,
     });
     const { page, problems } = await openReport(
-      browser,
+      browser(),
       renderReport(document, { label: "demo.jsonl" }),
       "demo",
     );
@@ -98,7 +91,7 @@ describe("report of a demo training run", () => {
     const comparison = compareTraces(baseline, candidate);
     expect(comparison.comparable).toBe(true);
     const { page, problems } = await openReport(
-      browser,
+      browser(),
       renderReport(candidate, { label: "candidate.jsonl", baseline, baselineLabel: "baseline.jsonl" }),
       "demo-comparison",
     );
@@ -117,7 +110,7 @@ describe("report of a demo training run", () => {
   });
 
   it("is readable in the dark theme", async () => {
-    const { page, problems } = await openReport(browser, renderReport(demoTrace()), "demo-dark", {
+    const { page, problems } = await openReport(browser(), renderReport(demoTrace()), "demo-dark", {
       colorScheme: "dark",
     });
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -131,7 +124,7 @@ describe("report of a demo training run", () => {
   });
 
   it("can be driven from the keyboard alone", async () => {
-    const { page, problems } = await openReport(browser, renderReport(demoTrace()), "demo-keyboard");
+    const { page, problems } = await openReport(browser(), renderReport(demoTrace()), "demo-keyboard");
     await page.locator("#tab-overview").focus();
     await page.keyboard.press("ArrowRight");
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("tab-timeline");

@@ -4,10 +4,9 @@ import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseTrace } from "@cg/parser";
 import { fixturesDir } from "@cg/tooling-vitest";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderReport } from "../src/index.js";
-import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
+import { browserForFile, openReport, screenshot, showView } from "./browser-harness.js";
 
 interface ManifestEntry {
   file: string;
@@ -21,13 +20,7 @@ const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "ut
 };
 const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("reports of the shared fixtures", () => {
   it("covers every accepted fixture", () => {
@@ -39,7 +32,7 @@ describe("reports of the shared fixtures", () => {
       const document = await parseTrace(join(fixturesDir, entry.file));
       const name = `fixture-${basename(entry.file, ".jsonl")}`;
       const { page, problems } = await openReport(
-        browser,
+        browser(),
         renderReport(document, { label: entry.file }),
         name,
       );

@@ -1,19 +1,12 @@
 // A 200,000-event capture: the report aggregates and downsamples (and says so), stays bounded in
 // size, and its views still draw and respond in the browser.
 import { parseTraceText } from "@cg/parser";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildReportPayload, DEFAULT_REPORT_LIMITS, renderReport } from "../src/index.js";
-import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
+import { browserForFile, openReport, screenshot, showView } from "./browser-harness.js";
 import { largeTraceText } from "./large-trace.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("report of a 200,000-event trace", () => {
   it("keeps the page bounded and says where it reduced", async () => {
@@ -40,7 +33,7 @@ describe("report of a 200,000-event trace", () => {
     const peak = payload.candidate.memory.peak_bytes;
     expect(payload.candidate.memory.series[0]?.points.some((point) => point.live_bytes === peak)).toBe(true);
 
-    const { page, problems } = await openReport(browser, html, "large");
+    const { page, problems } = await openReport(browser(), html, "large");
     await expect(page.getByTestId("reductions").innerText()).resolves.toMatch(
       /Timeline: \d+ of \d+ spans drawn/,
     );

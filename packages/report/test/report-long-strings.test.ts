@@ -1,10 +1,9 @@
 // A 1 MB span name: the page stays small (the name is kept once) and shows it in full on demand.
 import { parseTraceText, type TraceDocument } from "@cg/parser";
 import { ProfileRun, TraceSessionCore } from "@cg/writer";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildReportPayload, renderReport } from "../src/index.js";
-import { launchBrowser, openReport, showView } from "./browser-harness.js";
+import { browserForFile, openReport, showView } from "./browser-harness.js";
 
 const longName = `layer-${"x".repeat(1_000_000)}-end`;
 
@@ -37,13 +36,7 @@ function traceWithLongName(): TraceDocument {
   return parseTraceText(session.sink.text());
 }
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("long strings in a report", () => {
   it("keeps one full copy of a 1 MB name, also with a baseline", () => {
@@ -64,7 +57,7 @@ describe("long strings in a report", () => {
   });
 
   it("shows the cut name and reveals the full value on click", async () => {
-    const { page, problems } = await openReport(browser, renderReport(traceWithLongName()), "long-name");
+    const { page, problems } = await openReport(browser(), renderReport(traceWithLongName()), "long-name");
     await showView(page, "spans");
     const cut = page.locator("#panel-spans button.cut-string").first();
     await expect(cut.textContent()).resolves.toMatch(/… \(\+\d+ characters\)$/);

@@ -3,19 +3,12 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { operatorTable } from "@cg/parser";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderReport } from "../src/index.js";
-import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
+import { browserForFile, openReport, screenshot, showView } from "./browser-harness.js";
 import { demoTrace } from "./demo-trace.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("Operators tab", () => {
   it("lists every operator with the parser's figures, sorts, filters and shows shapes on hover", async () => {
@@ -23,7 +16,7 @@ describe("Operators tab", () => {
     const expected = operatorTable(document).operators;
     expect(expected.length).toBeGreaterThan(3);
     const { page, problems } = await openReport(
-      browser,
+      browser(),
       renderReport(document, { label: "demo.jsonl" }),
       "operators",
     );

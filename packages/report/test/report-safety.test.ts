@@ -1,17 +1,10 @@
 // Hostile traces: every string is shown as text and nothing from the trace ever runs.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderReport } from "../src/index.js";
-import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
+import { browserForFile, openReport, screenshot, showView } from "./browser-harness.js";
 import { hostileTrace, payloads } from "./hostile-trace.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("report of a hostile trace", () => {
   it("keeps the embedded data inside its script element", () => {
@@ -28,7 +21,7 @@ describe("report of a hostile trace", () => {
   it("executes nothing and shows every payload as text in every view", async () => {
     const document = hostileTrace();
     const { page, problems } = await openReport(
-      browser,
+      browser(),
       renderReport(document, {
         label: payloads.svg,
         baseline: hostileTrace(),

@@ -3,24 +3,17 @@
 import { join } from "node:path";
 import { parseTrace } from "@cg/parser";
 import { fixturesDir } from "@cg/tooling-vitest";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderReport } from "../src/index.js";
-import { launchBrowser, openReport, screenshot, showView } from "./browser-harness.js";
+import { browserForFile, openReport, screenshot, showView } from "./browser-harness.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe("golden trace report", () => {
   it("shows provenance, health, totals and findings in the overview", async () => {
     const document = await parseTrace(join(fixturesDir, "valid/golden-train.jsonl"));
     const { page, problems } = await openReport(
-      browser,
+      browser(),
       renderReport(document, { label: "golden-train.jsonl" }),
       "golden",
     );
@@ -43,7 +36,7 @@ describe("golden trace report", () => {
 
   it("draws every view with the expected numbers", async () => {
     const document = await parseTrace(join(fixturesDir, "valid/golden-train.jsonl"));
-    const { page, problems } = await openReport(browser, renderReport(document), "golden-views");
+    const { page, problems } = await openReport(browser(), renderReport(document), "golden-views");
 
     await showView(page, "timeline");
     const chart = page.getByTestId("flame-chart");
