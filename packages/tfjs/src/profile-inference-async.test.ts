@@ -5,8 +5,8 @@ import { analyzeHealth, parseTraceText } from "@cg/parser";
 import { ProfileRun, TraceSession } from "@cg/writer";
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { inMemoryProfiler } from "../test/in-memory-profiler.js";
 import { profileInferenceAsync } from "./profile-inference.js";
-import { TfjsProfiler } from "./tfjs-profiler.js";
 
 const engineHooks = ["runKernel", "trackTensor", "removeDataId", "gradients"] as const;
 
@@ -55,21 +55,6 @@ async function loadDenseGraphModel(): Promise<tf.GraphModel> {
   return tf.loadGraphModel(handler);
 }
 
-function inferenceProfiler(captureStep: number) {
-  let session: TraceSession<import("@cg/writer").MemorySink> | undefined;
-  const profiler = TfjsProfiler.inference({
-    captureStep,
-    openSession: (run: ProfileRun) => {
-      session = TraceSession.inMemory(run);
-      return session;
-    },
-    onError: (error) => {
-      throw error;
-    },
-  });
-  return { profiler, text: () => session?.sink.text() ?? "" };
-}
-
 describe("async inference capture", () => {
   it("records every kernel of graphModel.executeAsync on the captured step, and only there", async () => {
     const model = await loadDenseGraphModel();
@@ -78,7 +63,7 @@ describe("async inference capture", () => {
     const expected = await unprofiled.data();
     unprofiled.dispose();
 
-    const { profiler, text } = inferenceProfiler(2);
+    const { profiler, text } = inMemoryProfiler("inference", 2);
     const outputs: Float32Array[] = [];
     let kernels: string[] = [];
     for (let step = 1; step <= 3; step++) {
@@ -114,12 +99,7 @@ describe("async inference capture", () => {
   });
 
   it("keeps recording across awaited readbacks between kernels", async () => {
-    let session: TraceSession<import("@cg/writer").MemorySink> | undefined;
-    const open = (run: ProfileRun) => {
-      session = TraceSession.inMemory(run);
-      return session;
-    };
-    const profiler = TfjsProfiler.inference({ captureStep: 1, openSession: open });
+    const { profiler, document } = inMemoryProfiler("inference", 1);
     const x = tf.tensor1d([1, -2, 3]);
     const result = await profiler.inferenceStepAsync(async () => {
       const doubled = tf.mul(x, 2);
@@ -131,7 +111,7 @@ describe("async inference capture", () => {
     expect(Array.from(await result.data())).toEqual([-2, -8, 2]);
     result.dispose();
     x.dispose();
-    const trace = parseTraceText(session?.sink.text() ?? "");
+    const trace = document();
     expect(trace.ops.map((op) => op.op_name)).toEqual(["Multiply", "Add"]);
     expect(analyzeHealth(trace).trusted).toBe(true);
   });

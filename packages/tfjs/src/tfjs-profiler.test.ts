@@ -1,24 +1,8 @@
-import { analyzeHealth, parseTraceText, type TraceDocument } from "@cg/parser";
-import { type ProfileRun, TraceSession } from "@cg/writer";
+import { analyzeHealth } from "@cg/parser";
 import * as tf from "@tensorflow/tfjs";
 import { beforeAll, describe, expect, it } from "vitest";
+import { inMemoryProfiler } from "../test/in-memory-profiler.js";
 import { createDemoModel } from "./demo-workload.js";
-import { TfjsProfiler } from "./tfjs-profiler.js";
-
-function inMemoryProfiler(captureStep: number) {
-  let session: TraceSession<import("@cg/writer").MemorySink> | undefined;
-  const profiler = TfjsProfiler.training({
-    captureStep,
-    openSession: (run: ProfileRun) => {
-      session = TraceSession.inMemory(run);
-      return session;
-    },
-    onError: (error) => {
-      throw error;
-    },
-  });
-  return { profiler, document: (): TraceDocument => parseTraceText(session?.sink.text() ?? "") };
-}
 
 const engineHooks = ["runKernel", "trackTensor", "removeDataId", "gradients"] as const;
 
@@ -29,7 +13,7 @@ beforeAll(async () => {
 describe("TfjsProfiler training capture", () => {
   it("captures exactly the configured step as a trusted trace with one op per kernel call", async () => {
     const demo = createDemoModel({ seed: 3 });
-    const { profiler, document } = inMemoryProfiler(2);
+    const { profiler, document } = inMemoryProfiler("training", 2);
     const loss1 = profiler.trainStep({
       optimizer: demo.optimizer,
       loss: demo.loss,
@@ -107,7 +91,7 @@ describe("TfjsProfiler training capture", () => {
   it("changes nothing: outputs and weights match an unprofiled run with the same seed", () => {
     const run = (profile: boolean) => {
       const demo = createDemoModel({ seed: 9, batchSize: 16 });
-      const { profiler } = inMemoryProfiler(profile ? 2 : 99);
+      const { profiler } = inMemoryProfiler("training", profile ? 2 : 99);
       const losses: number[] = [];
       for (let step = 1; step <= 3; step++) {
         const loss = profiler.trainStep({
@@ -135,7 +119,7 @@ describe("TfjsProfiler training capture", () => {
 
   it("profiles a model.fit batch through fit callbacks", async () => {
     const demo = createDemoModel({ seed: 4, batchSize: 64, hidden: 16 });
-    const { profiler, document } = inMemoryProfiler(2);
+    const { profiler, document } = inMemoryProfiler("training", 2);
     const history = await profiler.fit(demo.model, demo.inputs, demo.targets, {
       epochs: 1,
       batchSize: 16,
@@ -164,14 +148,7 @@ describe("TfjsProfiler training capture", () => {
 describe("TfjsProfiler inference capture", () => {
   it("captures model.predict with its kernels and memory", async () => {
     const demo = createDemoModel({ seed: 6, architecture: "conv", batchSize: 4, hidden: 16 });
-    let session: TraceSession<import("@cg/writer").MemorySink> | undefined;
-    const profiler = TfjsProfiler.inference({
-      captureStep: 2,
-      openSession: (run) => {
-        session = TraceSession.inMemory(run);
-        return session;
-      },
-    });
+    const { profiler, document } = inMemoryProfiler("inference", 2);
     let kernelCount = 0;
     for (let step = 1; step <= 3; step++) {
       if (step === 2) {
@@ -184,7 +161,7 @@ describe("TfjsProfiler inference capture", () => {
         profiler.inferenceStep(() => demo.model.predict(demo.inputs) as tf.Tensor).dispose();
       }
     }
-    const trace = parseTraceText(session?.sink.text() ?? "");
+    const trace = document();
     expect(trace.run.phase).toBe("infer");
     expect(analyzeHealth(trace).trusted).toBe(true);
     expect(trace.ops).toHaveLength(kernelCount);
