@@ -1,23 +1,13 @@
 // A capture killed with SIGKILL leaves a file whose complete lines all parse; in `line` durability
 // every recorded event is there. A process that exits without finish() still flushes its buffer.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildDependencies, startChild as startScript } from "./child-runner.js";
-import { checkTrace } from "./support.js";
+import { checkTrace, tempDirForFile } from "./support.js";
 
-let workDir = "";
-
-beforeAll(() => {
-  buildDependencies();
-  workDir = mkdtempSync(join(tmpdir(), "cg-writer-child-"));
-}, 120_000);
-
-afterAll(() => {
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-});
+const inWorkDir = tempDirForFile("cg-writer-child-");
+beforeAll(buildDependencies, 120_000);
 
 function startChild(args: string[]): { child: ChildProcess; firstLine: Promise<string> } {
   const running = startScript("capture-child.ts", args);
@@ -42,7 +32,7 @@ function completeLines(path: string): { count: number; lastKind: string | undefi
 describe("SIGKILL mid-capture", () => {
   for (const events of [0, 37, 5000]) {
     it(`line durability keeps every event recorded before the kill (${events} events)`, async () => {
-      const path = join(workDir, `line-${events}.jsonl`);
+      const path = inWorkDir(`line-${events}.jsonl`);
       const { child, firstLine } = startChild([path, "line", "pause", String(events)]);
       const ready = await firstLine;
       await kill(child);
@@ -54,7 +44,7 @@ describe("SIGKILL mid-capture", () => {
 
   for (const events of [37, 5000]) {
     it(`buffered durability leaves only whole, valid lines (${events} events)`, async () => {
-      const path = join(workDir, `buffered-${events}.jsonl`);
+      const path = inWorkDir(`buffered-${events}.jsonl`);
       const { child, firstLine } = startChild([path, "buffered", "pause", String(events)]);
       const ready = await firstLine;
       await kill(child);
@@ -66,7 +56,7 @@ describe("SIGKILL mid-capture", () => {
 
   for (const durability of ["line", "buffered"]) {
     it(`a kill while writing at full speed leaves parseable lines (${durability})`, async () => {
-      const path = join(workDir, `stream-${durability}.jsonl`);
+      const path = inWorkDir(`stream-${durability}.jsonl`);
       const { child, firstLine } = startChild([path, durability, "stream", "0"]);
       await firstLine;
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
@@ -79,7 +69,7 @@ describe("SIGKILL mid-capture", () => {
 
 describe("exit without finish", () => {
   it("process exit flushes the buffered lines (no root end)", async () => {
-    const path = join(workDir, "exit.jsonl");
+    const path = inWorkDir("exit.jsonl");
     const { child, firstLine } = startChild([path, "buffered", "exit", "300"]);
     const done = await firstLine;
     await new Promise((resolvePromise) => child.on("exit", resolvePromise));

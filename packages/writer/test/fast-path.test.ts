@@ -1,9 +1,7 @@
 // A file session encodes op, tensor, memory, device-memory and span lines straight into its byte buffer; a memory
 // session always takes the string serializers. Driven by the same calls, both must produce the same text and
 // throw the same errors, and every line must decode.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { U64_MAX } from "@cg/schema";
 import {
   type MemoryRecord,
@@ -14,18 +12,11 @@ import {
   TraceSession,
 } from "@cg/writer";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkTrace } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { checkTrace, tempDirForFile } from "./support.js";
 
 const run = ProfileRun.training("train::update", 1, "cuda:0");
-let dir = "";
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "cg-writer-fast-"));
-});
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const inDir = tempDirForFile("cg-writer-fast-");
 
 const label = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom("matmul", "f32", "bf16", "cuda:0", "t0", "t1", "layer") },
@@ -157,7 +148,7 @@ describe("byte fast path", () => {
         fc.constantFrom(512, 1024, 4096, 65536),
         (commands, size) => {
           const options = { runId: "run-1", timestamp: "2026-01-01T00:00:00.000Z" };
-          const path = join(dir, `trace-${index++}.jsonl`);
+          const path = inDir(`trace-${index++}.jsonl`);
           const file = TraceSession.open(path, run, { ...options, clock: counterClock(), bufferSize: size });
           const memory = TraceSession.inMemory(run, { ...options, clock: counterClock() });
           expect(replay(file, commands)).toEqual(replay(memory, commands));
@@ -173,7 +164,7 @@ describe("byte fast path", () => {
   });
 
   it("crosses buffer boundaries without splitting or losing lines", () => {
-    const path = join(dir, "many.jsonl");
+    const path = inDir("many.jsonl");
     const options = { runId: "run-2", timestamp: "2026-01-01T00:00:00.000Z", clock: { now: () => 5 } };
     const file = TraceSession.open(path, run, { ...options, bufferSize: 2048 });
     const memory = TraceSession.inMemory(run, options);

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   MemorySink,
@@ -9,26 +8,19 @@ import {
   type TraceSink,
   TraceWriteError,
 } from "@cg/writer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exitFlushRegistrySize } from "../src/node/exit-flush.js";
-import { checkTrace } from "./support.js";
+import { checkTrace, tempDirForFile } from "./support.js";
 
 const run = ProfileRun.training("train::update", 1, "cpu");
-let dir = "";
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "cg-writer-file-"));
-});
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const inDir = tempDirForFile("cg-writer-file-");
 
 const op = { opName: "matmul", shape: [8, 8], dtype: "f32", device: "cpu", durationNs: 5 } as const;
 
 describe("TraceSession.open", () => {
   it("creates parent directories, truncates, and returns the path from finish", () => {
-    const path = join(dir, "a/b/c/trace.jsonl");
-    mkdirSync(join(dir, "a/b/c"), { recursive: true });
+    const path = inDir("a/b/c/trace.jsonl");
+    mkdirSync(inDir("a/b/c"), { recursive: true });
     writeFileSync(path, "old content that must disappear\n".repeat(100));
     const session = TraceSession.open(path, run);
     session.recordOp("s1", op);
@@ -38,7 +30,7 @@ describe("TraceSession.open", () => {
   });
 
   it("buffers until the buffer is full, flush or finish; line durability writes through", () => {
-    const bufferedPath = join(dir, "buffered.jsonl");
+    const bufferedPath = inDir("buffered.jsonl");
     const buffered = TraceSession.open(bufferedPath, run, { bufferSize: 4096 });
     buffered.recordOp("s1", op);
     expect(readFileSync(bufferedPath, "utf8")).toBe("");
@@ -49,7 +41,7 @@ describe("TraceSession.open", () => {
     buffered.finish();
     expect(checkTrace(readFileSync(bufferedPath, "utf8")).events).toHaveLength(104);
 
-    const linePath = join(dir, "line.jsonl");
+    const linePath = inDir("line.jsonl");
     const line = TraceSession.open(linePath, run, { durability: "line" });
     expect(readFileSync(linePath, "utf8").split("\n")).toHaveLength(3);
     line.recordOp("s1", op);
@@ -58,7 +50,7 @@ describe("TraceSession.open", () => {
   });
 
   it("rejects capture step 0 without touching the file", () => {
-    const path = join(dir, "step0.jsonl");
+    const path = inDir("step0.jsonl");
     writeFileSync(path, "keep\n");
     let caught: unknown;
     try {
@@ -72,14 +64,14 @@ describe("TraceSession.open", () => {
   });
 
   it("a directory as the path is a clear error", () => {
-    const error = captureError(() => TraceSession.open(dir, run));
+    const error = captureError(() => TraceSession.open(inDir(), run));
     expect(TraceWriteError.isInstance(error)).toBe(true);
     expect((error as TraceWriteError).systemCode).toBe("EISDIR");
-    expect((error as Error).message).toContain(dir);
+    expect((error as Error).message).toContain(inDir());
   });
 
   it("a parent that is a file is a clear error", () => {
-    const file = join(dir, "plain-file");
+    const file = inDir("plain-file");
     writeFileSync(file, "x");
     const error = captureError(() => TraceSession.open(join(file, "sub/trace.jsonl"), run));
     expect(TraceWriteError.isInstance(error)).toBe(true);
@@ -90,7 +82,7 @@ describe("TraceSession.open", () => {
 
   it("registers with the exit flush while open and unregisters on finish", () => {
     const before = exitFlushRegistrySize();
-    const session = TraceSession.open(join(dir, "registry.jsonl"), run);
+    const session = TraceSession.open(inDir("registry.jsonl"), run);
     expect(exitFlushRegistrySize()).toBe(before + 1);
     session.finish();
     expect(exitFlushRegistrySize()).toBe(before);

@@ -1,24 +1,15 @@
 // Process-level faults: a fatal signal must not lose buffered events nor change how the process
 // ends; two sessions (in one process or two) can never write one path; an uncreatable path fails
 // at once. Each case runs in a child process.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { ProfileRun, TraceSession, TraceSessionError } from "@cg/writer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildDependencies, startChild } from "./child-runner.js";
-import { checkTrace, eventsOfKind } from "./support.js";
+import { checkTrace, eventsOfKind, tempDirForFile } from "./support.js";
 
-let workDir = "";
-
-beforeAll(() => {
-  buildDependencies();
-  workDir = mkdtempSync(join(tmpdir(), "cg-writer-signals-"));
-}, 120_000);
-
-afterAll(() => {
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
-});
+const inWorkDir = tempDirForFile("cg-writer-signals-");
+beforeAll(buildDependencies, 120_000);
 
 const BATCH = 1013; // not a multiple of the lines a buffer holds, so a lost buffer tail shows
 
@@ -44,7 +35,7 @@ describe("fatal signals", () => {
   for (const [signal, durability] of cases) {
     it(`${signal} without a host handler flushes every recorded op and still ends the process by ${signal} (${durability})`, async () => {
       for (let round = 0; round < 3; round++) {
-        const path = join(workDir, `${signal}-${durability}-${round}.jsonl`);
+        const path = inWorkDir(`${signal}-${durability}-${round}.jsonl`);
         const child = startChild("signal-child.ts", ["record", path, durability, "none", String(BATCH)]);
         await child.line("GO");
         await pause(5 + Math.floor(Math.random() * 150));
@@ -65,7 +56,7 @@ describe("fatal signals", () => {
 
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`with a host ${signal} handler the process is not ended and the trace completes`, async () => {
-      const path = join(workDir, `handled-${signal}.jsonl`);
+      const path = inWorkDir(`handled-${signal}.jsonl`);
       const child = startChild("signal-child.ts", ["record", path, "buffered", signal, String(BATCH)]);
       await child.line("GO");
       await pause(5 + Math.floor(Math.random() * 100));
@@ -86,7 +77,7 @@ describe("one path, one session", () => {
   const op = { opName: "matmul", shape: [8, 8], dtype: "f32", device: "cpu", durationNs: 5 } as const;
 
   it("a second session in the same process fails at open and the first keeps its file", () => {
-    const path = join(workDir, "shared-in-process.jsonl");
+    const path = inWorkDir("shared-in-process.jsonl");
     const first = TraceSession.open(path, run);
     for (let index = 0; index < 50_000; index++) first.recordOp("s1", op);
     let refused: unknown;
@@ -101,7 +92,7 @@ describe("one path, one session", () => {
       /already being written by another trace session in this process/,
     );
     // Through a different spelling of the same file too.
-    expect(() => TraceSession.open(join(workDir, ".", "x", "..", "shared-in-process.jsonl"), run)).toThrow(
+    expect(() => TraceSession.open(inWorkDir(".", "x", "..", "shared-in-process.jsonl"), run)).toThrow(
       /already being written/,
     );
     first.finish();
@@ -112,7 +103,7 @@ describe("one path, one session", () => {
   });
 
   it("a second process fails at open while the first lives, and succeeds once it is gone", async () => {
-    const path = join(workDir, "shared-two-processes.jsonl");
+    const path = inWorkDir("shared-two-processes.jsonl");
     const holder = startChild("signal-child.ts", ["try-open", path]);
     await holder.line("OPENED");
     const second = startChild("signal-child.ts", ["try-open", path]);
@@ -134,7 +125,7 @@ describe("one path, one session", () => {
   });
 
   it("a lock naming a dead process is taken over; another host's or an unreadable one is reported", () => {
-    const path = join(workDir, "stale.jsonl");
+    const path = inWorkDir("stale.jsonl");
     const deadPid = 2 ** 22 + 7; // above Linux's largest pid_max
     writeFileSync(`${path}.lock`, JSON.stringify({ pid: deadPid, start: "1", host: hostname() }));
     TraceSession.open(path, run).finish();

@@ -1,6 +1,10 @@
 // Test helpers: decode a written trace with the schema's strict line decoder and check the
 // reference ordering rules (spec §4.4, §8.3) without depending on the parser package.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { decodeTraceLine, type TraceEvent } from "@cg/schema";
+import { afterAll, beforeAll } from "vitest";
 
 export interface CheckedTrace {
   events: TraceEvent[];
@@ -54,4 +58,22 @@ export function eventsOfKind<K extends TraceEvent["kind"]>(
   kind: K,
 ): Extract<TraceEvent, { kind: K }>[] {
   return events.filter((event): event is Extract<TraceEvent, { kind: K }> => event.kind === kind);
+}
+
+/**
+ * A temporary folder for the calling test file, made before its first test and removed after its
+ * last. The returned function gives a path inside it (the folder itself with no arguments).
+ */
+export function tempDirForFile(prefix: string): (...parts: string[]) => string {
+  let dir = "";
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return (...parts) => {
+    if (!dir) throw new Error("the temporary folder is made in beforeAll: call this inside a test");
+    return join(dir, ...parts);
+  };
 }
