@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as Koffi from "koffi";
+import { afterAll, beforeAll } from "vitest";
 
 export type FakeNvmlVariant = "full" | "no-memory-v2" | "no-processes-v3" | "no-processes" | "no-count";
 
@@ -50,6 +51,31 @@ export function compileFakeNvml(variant: FakeNvmlVariant, output: string, compil
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? "";
     throw new Error(`building the fake NVML failed:\n${stderr}`, { cause: error });
   }
+}
+
+/** What a test file gets from {@link fakeNvmlForFile}, filled in before its first test. */
+export interface FakeNvmlFiles {
+  /** The full fake NVML library. */
+  libraryPath: string;
+  /** An empty scratch folder of the file's own. */
+  scratch: string;
+}
+
+/**
+ * For the calling test file: builds the full fake NVML and makes a scratch folder before its first
+ * test, and removes both after its last.
+ */
+export function fakeNvmlForFile(scratchPrefix: string): FakeNvmlFiles {
+  const files: FakeNvmlFiles = { libraryPath: "", scratch: "" };
+  beforeAll(() => {
+    files.libraryPath = buildFakeNvml("full");
+    files.scratch = mkdtempSync(join(tmpdir(), scratchPrefix));
+  });
+  afterAll(() => {
+    removeFakeNvmlBuilds();
+    if (files.scratch) rmSync(files.scratch, { recursive: true, force: true });
+  });
+  return files;
 }
 
 /** Removes the compiled libraries (loaded copies stay mapped). */

@@ -1,25 +1,13 @@
 // The gpu-check script without a GPU: the clean "no NVIDIA driver" path, and the comparison with
 // nvidia-smi against the fake NVML and a stand-in nvidia-smi on PATH.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { packageRoot } from "./child-process.js";
-import { buildFakeNvml, removeFakeNvmlBuilds } from "./fake-nvml.js";
+import { fakeNvmlForFile } from "./fake-nvml.js";
 
-let libraryPath: string;
-let scratch: string;
-
-beforeAll(() => {
-  libraryPath = buildFakeNvml("full");
-  scratch = mkdtempSync(join(tmpdir(), "cg-gpu-check-"));
-});
-
-afterAll(() => {
-  removeFakeNvmlBuilds();
-  rmSync(scratch, { recursive: true, force: true });
-});
+const nvml = fakeNvmlForFile("cg-gpu-check-");
 
 function standIn(directory: string, name: string, script: string): void {
   const path = join(directory, name);
@@ -37,25 +25,30 @@ function gpuCheck(env: Record<string, string>) {
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
+/** gpu-check on the fake NVML, with a stand-in nvidia-smi that prints `smiOutput` (and no python3). */
+function gpuCheckBesideNvidiaSmi(smiOutput: string) {
+  const bin = mkdtempSync(join(nvml.scratch, "bin-"));
+  standIn(bin, "nvidia-smi", `printf '${smiOutput}'`);
+  standIn(bin, "python3", "exit 1");
+  return gpuCheck({ CG_NVML_LIBRARY: nvml.libraryPath, PATH: `${bin}${delimiter}${process.env.PATH}` });
+}
+
 describe("gpu-check", () => {
   it("without NVIDIA's library prints the typed reason and exits 0", () => {
-    const result = gpuCheck({ CG_NVML_LIBRARY: join(scratch, "libnvidia-ml.so.1") });
+    const result = gpuCheck({ CG_NVML_LIBRARY: join(nvml.scratch, "libnvidia-ml.so.1") });
     expect(result.status).toBe(0);
     expect(result.output).toContain("No usable NVIDIA GPU here: library-not-found");
   });
 
   it("with NVML installed but the driver not loaded prints that reason and exits 0", () => {
-    const result = gpuCheck({ CG_NVML_LIBRARY: libraryPath, FAKE_NVML_INIT_RESULT: "9" });
+    const result = gpuCheck({ CG_NVML_LIBRARY: nvml.libraryPath, FAKE_NVML_INIT_RESULT: "9" });
     expect(result.status).toBe(0);
     expect(result.output).toContain("No usable NVIDIA GPU here: driver-not-loaded");
     expect(result.output).toContain("nvmlInit_v2 failed: Driver Not Loaded (NVML code 9)");
   });
 
   it("compares the probe with nvidia-smi and reports the per-sample cost", () => {
-    const bin = mkdtempSync(join(scratch, "bin-"));
-    standIn(bin, "nvidia-smi", `printf '0, 1024, 16384\\n1, 2048, 16384\\n'`);
-    standIn(bin, "python3", "exit 1");
-    const result = gpuCheck({ CG_NVML_LIBRARY: libraryPath, PATH: `${bin}${delimiter}${process.env.PATH}` });
+    const result = gpuCheckBesideNvidiaSmi("0, 1024, 16384\\n1, 2048, 16384\\n");
     expect(result.output).toContain("cuda:0  Fake NVML GPU 0");
     expect(result.output).toContain(
       "nvidia-smi: used 1024  total 16384  → total matches, used differs by 0.0 MiB",
@@ -69,10 +62,7 @@ describe("gpu-check", () => {
   });
 
   it("fails when nvidia-smi disagrees about a device's total", () => {
-    const bin = mkdtempSync(join(scratch, "bin-"));
-    standIn(bin, "nvidia-smi", `printf '0, 1024, 8192\\n1, 2048, 16384\\n'`);
-    standIn(bin, "python3", "exit 1");
-    const result = gpuCheck({ CG_NVML_LIBRARY: libraryPath, PATH: `${bin}${delimiter}${process.env.PATH}` });
+    const result = gpuCheckBesideNvidiaSmi("0, 1024, 8192\\n1, 2048, 16384\\n");
     expect(result.output).toContain("total DIFFERS");
     expect(result.status).toBe(1);
   });

@@ -1,22 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runModule, sourceEntry } from "./child-process.js";
-import { buildFakeNvml, removeFakeNvmlBuilds } from "./fake-nvml.js";
+import { fakeNvmlForFile } from "./fake-nvml.js";
 
-let libraryPath: string;
-let scratch: string;
-
-beforeAll(() => {
-  libraryPath = buildFakeNvml("full");
-  scratch = mkdtempSync(join(tmpdir(), "cg-cuda-probe-"));
-});
-
-afterAll(() => {
-  removeFakeNvmlBuilds();
-  rmSync(scratch, { recursive: true, force: true });
-});
+const nvml = fakeNvmlForFile("cg-cuda-probe-");
 
 const koffiLoaded = `Object.keys(createRequire(import.meta.url).cache).some((key) => key.includes("koffi"))`;
 
@@ -26,7 +14,7 @@ describe("in a whole process", () => {
       import { createRequire } from "node:module";
       const probeModule = await import(${JSON.stringify(sourceEntry)});
       const afterImport = ${koffiLoaded};
-      const opened = probeModule.openProbe({ libraryPath: ${JSON.stringify(libraryPath)} });
+      const opened = probeModule.openProbe({ libraryPath: ${JSON.stringify(nvml.libraryPath)} });
       const afterOpen = ${koffiLoaded};
       console.log(JSON.stringify({ afterImport, afterOpen, ok: opened.ok }));
       opened.probe.close();
@@ -36,11 +24,11 @@ describe("in a whole process", () => {
   });
 
   it("shuts NVML down at process exit when the program forgets to close", () => {
-    const log = join(scratch, "shutdown.log");
+    const log = join(nvml.scratch, "shutdown.log");
     const result = runModule(
       `
       const { openProbe } = await import(${JSON.stringify(sourceEntry)});
-      const opened = openProbe({ libraryPath: ${JSON.stringify(libraryPath)} });
+      const opened = openProbe({ libraryPath: ${JSON.stringify(nvml.libraryPath)} });
       console.log(opened.ok, opened.probe.sample().length);
     `,
       { env: { FAKE_NVML_LOG: log } },
@@ -52,7 +40,7 @@ describe("in a whole process", () => {
   it("a running sampler never keeps the program alive", () => {
     const result = runModule(`
       const { openProbe } = await import(${JSON.stringify(sourceEntry)});
-      const opened = openProbe({ libraryPath: ${JSON.stringify(libraryPath)} });
+      const opened = openProbe({ libraryPath: ${JSON.stringify(nvml.libraryPath)} });
       const sampler = opened.probe.startSampler({ intervalMs: 1 });
       await sampler.whenReady();
       console.log(sampler.state);
@@ -68,12 +56,12 @@ describe("in a whole process", () => {
       const opened = openProbe();
       console.log(JSON.stringify({ ok: opened.ok, reason: opened.reason, tried: opened.error.attempts.map((a) => a.path) }));
     `,
-      { env: { CG_NVML_LIBRARY: join(scratch, "libnvidia-ml.so.1") } },
+      { env: { CG_NVML_LIBRARY: join(nvml.scratch, "libnvidia-ml.so.1") } },
     );
     expect(JSON.parse(result.stdout)).toEqual({
       ok: false,
       reason: "library-not-found",
-      tried: [join(scratch, "libnvidia-ml.so.1")],
+      tried: [join(nvml.scratch, "libnvidia-ml.so.1")],
     });
   });
 });
