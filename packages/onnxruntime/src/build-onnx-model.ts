@@ -90,6 +90,21 @@ export function buildOnnxModel(spec: ModelSpec): Uint8Array {
   return onnx.ModelProto.encode(model).finish();
 }
 
+/**
+ * A dense layer as exporters write it: `<scope>/MatMul` of `input` by `weight`, then `<scope>/Add`
+ * of `bias`. Outputs are named `<scope>/MatMul_output_0` and `<scope>/Add_output_0` unless given.
+ */
+export function linearNodes(
+  scope: string,
+  { input, weight, bias }: { input: string; weight: string; bias: string },
+  outputs: readonly [matmul: string, add: string] = [`${scope}/MatMul_output_0`, `${scope}/Add_output_0`],
+): NodeSpec[] {
+  return [
+    { name: `${scope}/MatMul`, opType: "MatMul", inputs: [input, weight], outputs: [outputs[0]] },
+    { name: `${scope}/Add`, opType: "Add", inputs: [outputs[0], bias], outputs: [outputs[1]] },
+  ];
+}
+
 /** Deterministic weights in [-scale, scale) (a small LCG), so demo and test models are reproducible. */
 export function seededWeights(count: number, seed: number, scale = 0.5): Float32Array {
   const values = new Float32Array(count);

@@ -1,4 +1,4 @@
-import { buildOnnxModel, seededWeights } from "./build-onnx-model.js";
+import { buildOnnxModel, linearNodes, seededWeights } from "./build-onnx-model.js";
 
 /**
  * A two-layer perceptron with a dynamic batch: `x[batch, inputs]` → `encoder/fc1` (MatMul, Add,
@@ -17,36 +17,18 @@ export function mlpModel(inputs = 16, hidden = 32, classes = 4, seed = 1): Uint8
       { name: "head.fc2.bias", dims: [classes], values: seededWeights(classes, seed + 3, 0.1) },
     ],
     nodes: [
-      {
-        name: "/encoder/fc1/MatMul",
-        opType: "MatMul",
-        inputs: ["x", "encoder.fc1.weight"],
-        outputs: ["/encoder/fc1/MatMul_output_0"],
-      },
-      {
-        name: "/encoder/fc1/Add",
-        opType: "Add",
-        inputs: ["/encoder/fc1/MatMul_output_0", "encoder.fc1.bias"],
-        outputs: ["/encoder/fc1/Add_output_0"],
-      },
+      ...linearNodes("/encoder/fc1", { input: "x", weight: "encoder.fc1.weight", bias: "encoder.fc1.bias" }),
       {
         name: "/encoder/act/Relu",
         opType: "Relu",
         inputs: ["/encoder/fc1/Add_output_0"],
         outputs: ["/encoder/act/Relu_output_0"],
       },
-      {
-        name: "/head/fc2/MatMul",
-        opType: "MatMul",
-        inputs: ["/encoder/act/Relu_output_0", "head.fc2.weight"],
-        outputs: ["/head/fc2/MatMul_output_0"],
-      },
-      {
-        name: "/head/fc2/Add",
-        opType: "Add",
-        inputs: ["/head/fc2/MatMul_output_0", "head.fc2.bias"],
-        outputs: ["/head/fc2/Add_output_0"],
-      },
+      ...linearNodes("/head/fc2", {
+        input: "/encoder/act/Relu_output_0",
+        weight: "head.fc2.weight",
+        bias: "head.fc2.bias",
+      }),
       {
         name: "/head/Softmax",
         opType: "Softmax",

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildOnnxModel, seededWeights } from "./build-onnx-model.js";
+import { buildOnnxModel, linearNodes, seededWeights } from "./build-onnx-model.js";
 
 const INT64 = 7;
 const SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"];
@@ -76,18 +76,11 @@ export function textEncoderModel(hidden = 32, seed = 11): Uint8Array {
         outputs: ["mask_3d"],
       },
       { name: "/embeddings/mask/Mul", opType: "Mul", inputs: ["embedded", "mask_3d"], outputs: ["masked"] },
-      {
-        name: "/encoder/layer.0/dense/MatMul",
-        opType: "MatMul",
-        inputs: ["masked", "encoder.layer.0.dense.weight"],
-        outputs: ["dense_mm"],
-      },
-      {
-        name: "/encoder/layer.0/dense/Add",
-        opType: "Add",
-        inputs: ["dense_mm", "encoder.layer.0.dense.bias"],
-        outputs: ["dense_out"],
-      },
+      ...linearNodes(
+        "/encoder/layer.0/dense",
+        { input: "masked", weight: "encoder.layer.0.dense.weight", bias: "encoder.layer.0.dense.bias" },
+        ["dense_mm", "dense_out"],
+      ),
       { name: "/encoder/layer.0/act/Tanh", opType: "Tanh", inputs: ["dense_out"], outputs: ["activated"] },
       {
         name: "/encoder/layer.0/residual/Add",
