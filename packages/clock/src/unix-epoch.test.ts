@@ -26,14 +26,17 @@ describe("unixEpochNs", () => {
 
 describe("newRunId", () => {
   it("is run-<pid>-<unix ns>", () => {
+    // Bracketed by wall-clock readings taken around the call, so a slow or preempted test process
+    // cannot fail it (a fixed distance from one later reading could).
+    const before = BigInt(Date.now()) * 1_000_000n;
     const id = newRunId();
+    const after = BigInt(Date.now() + 1) * 1_000_000n;
     const match = /^run-(\d+)-(\d+)$/.exec(id);
     expect(match).not.toBeNull();
     expect(Number(match?.[1])).toBe(process.pid);
     const ns = BigInt(match?.[2] ?? "0");
-    const nowNs = BigInt(Date.now()) * 1_000_000n;
-    const distance = ns > nowNs ? ns - nowNs : nowNs - ns;
-    expect(distance < 5_000_000n).toBe(true);
+    expect(ns).toBeGreaterThanOrEqual(before - 2_000_000n);
+    expect(ns).toBeLessThanOrEqual(after + 2_000_000n);
   });
 
   it("differs between consecutive calls", () => {
