@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { REPORT_FILE, repoRoot, testWorkspaces } from "./test-workspaces.mjs";
 
@@ -35,6 +36,13 @@ function fixturesDigest() {
   return hash.digest("hex");
 }
 
+// Vitest alone would use one worker per core but one. Packages run side by side in `lanes`, and each
+// vitest gets its share of those workers, so the machine carries about the load one vitest over
+// every package did (on 2 cores: one package at a time, one worker).
+const cores = availableParallelism();
+const lanes = Math.max(1, Math.floor(cores / 4));
+const workersPerLane = Math.max(1, Math.floor((cores - 1) / lanes));
+
 const result = spawnSync(
   "pnpm",
   [
@@ -43,14 +51,10 @@ const result = spawnSync(
     "run",
     "test",
     "--continue",
-    // Each vitest runs its own worker pool; two packages at a time keep a small machine busy
-    // without starving the browser and process-level tests of CPU.
-    "--concurrency=2",
-    // Tests spawn tools (pnpm, npm, chromium, cc) that need the ordinary environment; the
-    // variables that change results are hashed (turbo.json `env`).
-    "--env-mode=loose",
+    `--concurrency=${lanes}`,
     ...process.argv.slice(2),
     "--",
+    `--maxWorkers=${workersPerLane}`,
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=${REPORT_FILE}`,
