@@ -7,6 +7,7 @@ import { analyzeMemory } from "@cg/memory";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { analyzeHealth, parseTraceText, summarize, summarizeStream } from "./index.js";
+import { READ_CHUNK_BYTES } from "./node/file-chunks.js";
 
 const HEADER =
   '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}\n' +
@@ -158,13 +159,14 @@ describe("summarizeStream on generated files", () => {
 
   it("equals the document analyses on a multi-chunk file with lines longer than a read", async () => {
     let text = HEADER;
-    const long = "x".repeat(200_000); // longer than the 64 KiB file reads: held across several chunks
+    // Longer than a file read (so each is held across chunks), on every 300th allocation.
+    const long = "x".repeat(READ_CHUNK_BYTES + 100_000);
     // Tensor ids past the window's inline id storage, some non-ASCII.
     const tensor = (index: number) => (index % 10 === 0 ? `t${index}-${"é".repeat(30)}` : `t${index}`);
     for (let index = 0; index < 3000; index++) {
       const device = index % 3 === 0 ? "cuda:0" : "cpu";
       const time = index * 10 + (index % 7); // writer-shaped: nearly sorted, frees interleaved late
-      text += `{"kind":"memory","timestamp_ns":${time},"tensor_id":"${tensor(index)}","span_id":"s${1 + (index % 2)}","op_name":"${index % 50 === 0 ? long : "matmul"}","device":"${device}","bytes":${index * 7},"action":"alloc","dtype":"f32"}\n`;
+      text += `{"kind":"memory","timestamp_ns":${time},"tensor_id":"${tensor(index)}","span_id":"s${1 + (index % 2)}","op_name":"${index % 300 === 0 ? long : "matmul"}","device":"${device}","bytes":${index * 7},"action":"alloc","dtype":"f32"}\n`;
       if (index >= 3) {
         text += `{"kind":"memory","timestamp_ns":${time + 1},"tensor_id":"${tensor(index - 3)}","span_id":"s1","device":"${device}","bytes":0,"action":"free","dtype":"f32"}\n`;
       }
