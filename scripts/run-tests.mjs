@@ -1,7 +1,8 @@
 // The test step of `pnpm test`: every workspace package's own `test` script through turbo, so each
 // package's tests are cached by its inputs and its dependencies' builds. Every package runs even
 // when another fails (`--continue`); the exit status is turbo's. Each package writes a vitest JSON
-// report that ci-summary.mjs adds up. Extra arguments go to turbo (e.g. `--filter=@cg/writer`).
+// report (`reportSettings` in tooling/vitest/shared.ts) that ci-summary.mjs adds up. Extra
+// arguments go to turbo (e.g. `--filter=@cg/writer`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
@@ -43,22 +44,20 @@ const cores = availableParallelism();
 const lanes = Math.max(1, Math.floor(cores / 4));
 const workersPerLane = Math.max(1, Math.floor((cores - 1) / lanes));
 
+// Options reach each vitest through the environment: arguments after turbo's `--` would be part of
+// every task's hash, so the builds would miss the cache that the build step just filled.
 const result = spawnSync(
   "pnpm",
-  [
-    "exec",
-    "turbo",
-    "run",
-    "test",
-    "--continue",
-    `--concurrency=${lanes}`,
-    ...process.argv.slice(2),
-    "--",
-    `--maxWorkers=${workersPerLane}`,
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${REPORT_FILE}`,
-  ],
-  { cwd: repoRoot, stdio: "inherit", env: { ...process.env, CG_FIXTURES_DIGEST: fixturesDigest() } },
+  ["exec", "turbo", "run", "test", "--continue", `--concurrency=${lanes}`, ...process.argv.slice(2)],
+  {
+    cwd: repoRoot,
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      CG_FIXTURES_DIGEST: fixturesDigest(),
+      CG_TEST_REPORT: REPORT_FILE,
+      VITEST_MAX_WORKERS: String(workersPerLane),
+    },
+  },
 );
 process.exit(result.status ?? 1);

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
-import { sourceAliases } from "../tooling/vitest/shared.ts";
+import { reportSettings, sourceAliases } from "../tooling/vitest/shared.ts";
 
 // Conformance tests that reveal open bugs live in conformance/pending/ (not committed); they run
 // only when CG_CONFORMANCE_PENDING=1 so the shared tree's suite stays green meanwhile.
@@ -15,5 +15,6 @@ export default defineProject({
     exclude: pending ? [] : ["conformance/pending/**", "**/node_modules/**"],
     testTimeout: 300_000,
     hookTimeout: 600_000,
+    ...reportSettings(),
   },
 });

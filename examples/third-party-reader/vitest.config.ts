@@ -1,4 +1,5 @@
 import { defineProject } from "vitest/config";
+import { reportSettings } from "../../tooling/vitest/shared.ts";
 
 export default defineProject({
   test: {
@@ -6,5 +7,6 @@ export default defineProject({
     include: ["*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
+    ...reportSettings(),
   },
 });

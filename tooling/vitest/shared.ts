@@ -21,6 +21,17 @@ export const sourceAliases = [
   },
 ];
 
+/**
+ * A JSON report for `scripts/run-tests.mjs`, asked for through `CG_TEST_REPORT` (a file name in the
+ * package folder) because arguments after turbo's `--` would change the hash of every task in the
+ * run, builds included. `reporters` is a root option: it applies when a package's tests run in its
+ * own folder (`pnpm test` there, or through turbo), not under the root config's projects.
+ */
+export function reportSettings(): { reporters?: unknown[] } {
+  const outputFile = process.env.CG_TEST_REPORT;
+  return outputFile ? { reporters: ["default", ["json", { outputFile }]] } : {};
+}
+
 export function packageProject(name: string, extra: UserWorkspaceConfig["test"] = {}) {
   return defineProject({
     resolve: { alias: sourceAliases },
@@ -30,6 +41,7 @@ export function packageProject(name: string, extra: UserWorkspaceConfig["test"] 
       typecheck: { enabled: true, include: ["src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
       testTimeout: 30_000,
       hookTimeout: 60_000,
+      ...reportSettings(),
       ...extra,
     },
   });
