@@ -26,17 +26,18 @@ describe("unixEpochNs", () => {
 
 describe("newRunId", () => {
   it("is run-<pid>-<unix ns>", () => {
-    // Bracketed by wall-clock readings taken around the call, so a slow or preempted test process
-    // cannot fail it (a fixed distance from one later reading could).
-    const before = BigInt(Date.now()) * 1_000_000n;
+    // The id carries the package's own clock, read between the two readings around the call. Not
+    // Date.now(): the wall clock may be stepped after calibration, which unixEpochNs deliberately
+    // does not follow (a 10 ms step made a Date.now() comparison fail on a loaded machine).
+    const before = unixEpochNs();
     const id = newRunId();
-    const after = BigInt(Date.now() + 1) * 1_000_000n;
+    const after = unixEpochNs();
     const match = /^run-(\d+)-(\d+)$/.exec(id);
     expect(match).not.toBeNull();
     expect(Number(match?.[1])).toBe(process.pid);
     const ns = BigInt(match?.[2] ?? "0");
-    expect(ns).toBeGreaterThanOrEqual(before - 2_000_000n);
-    expect(ns).toBeLessThanOrEqual(after + 2_000_000n);
+    expect(ns).toBeGreaterThanOrEqual(before);
+    expect(ns).toBeLessThanOrEqual(after);
   });
 
   it("differs between consecutive calls", () => {
