@@ -51,6 +51,26 @@ describe("writeFileAtomic", () => {
     );
   });
 
+  it("writes exactly the UTF-8 of its pieces, small and larger than its buffer", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.string({ unit: "grapheme", maxLength: 200 }),
+            fc.constantFrom("é".repeat(40_000), "\u{1F600}".repeat(70_000), "x".repeat(300_000)),
+          ),
+          { maxLength: 30 },
+        ),
+        async (pieces) => {
+          const target = join(directory, "out.txt");
+          await writeFileAtomic(target, (write) => pieces.forEach(write), { fs: faultyFs(70_000) });
+          expect(readFileSync(target).equals(Buffer.from(pieces.join(""), "utf8"))).toBe(true);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
   it("keeps the old file and removes the temp file when the disk fills up", async () => {
     const target = join(directory, "report.html");
     writeFileSync(target, "the good report");

@@ -50,20 +50,30 @@ export function writeAll(
   }
 }
 
-/** Buffers appended text and writes it in 64 KiB blocks, each one completely. */
+/** Bytes of the one output buffer a writer encodes into. */
+const WRITE_BUFFER_BYTES = 1 << 18;
+
+/**
+ * Encodes appended text into one reused 256 KiB buffer and writes it out, completely, whenever the
+ * next text might not fit. A fresh buffer per block (a 64 KiB `Buffer.from` each time) made a
+ * conversion that writes 800 MB allocate and drop thousands of blocks outside the V8 heap.
+ */
 export function bufferedWriter(descriptor: number, fs: Pick<WriteFs, "writeSync"> = realFs) {
-  let pending: string[] = [];
-  let pendingLength = 0;
+  const buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
+  let used = 0;
   const flush = (): void => {
-    if (pendingLength === 0) return;
-    writeAll(descriptor, Buffer.from(pending.join(""), "utf8"), fs);
-    pending = [];
-    pendingLength = 0;
+    if (used === 0) return;
+    writeAll(descriptor, buffer.subarray(0, used), fs);
+    used = 0;
   };
   const write = (text: string): void => {
-    pending.push(text);
-    pendingLength += text.length;
-    if (pendingLength >= 1 << 16) flush();
+    // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair, two units, is 4).
+    if (text.length * 3 > WRITE_BUFFER_BYTES - used) flush();
+    if (text.length * 3 > WRITE_BUFFER_BYTES) {
+      writeAll(descriptor, Buffer.from(text, "utf8"), fs);
+      return;
+    }
+    used += buffer.write(text, used, "utf8");
   };
   return { write, flush };
 }
