@@ -2,7 +2,8 @@
 // must be grouped by a path that was not final when they arrived), and reduced to what a comparison
 // needs: run metadata, trust, totals, per-path span totals, gradient facts and the operator table.
 // While a trace is read, memory is the streaming summary's plus a second compact span table (about
-// 30 bytes per span and its id and name bytes) and 8 bytes per op for the operator percentiles.
+// 30 bytes per span and its id and name bytes) and a row per operator (no per-op durations: a
+// comparison needs no percentiles).
 import type { TraceEvent } from "@cg/schema";
 import {
   addGradient,
@@ -43,9 +44,11 @@ export async function streamedSide(
   } = options;
   const spans = new EventSpanTable();
   const gradients = new Map<string, GradientSide>();
+  // A comparison reads calls, totals and means: no per-op durations are kept for percentiles.
   const operators = new StreamedOperators(
     operatorGroupBy,
     operatorGroupBy.includes("path") ? spans : undefined,
+    false,
   );
   // Own op time per span row; ops of spans not started yet wait by span id.
   const opTotals = new SpanOpTotals();

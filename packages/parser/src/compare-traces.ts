@@ -89,7 +89,7 @@ export interface ComparisonSide {
   span_totals: Map<string, bigint>;
   /** Each gradient's last fact, by `root/key`. */
   gradients: Map<string, GradientSide>;
-  /** The full operator table (no limit), grouped as the comparison asks. */
+  /** The full operator table (no limit), grouped as the comparison asks; no percentiles (unused). */
   operators: OperatorTable;
 }
 
@@ -152,7 +152,7 @@ export function documentSide(document: TraceDocument, options: CompareOptions = 
     ).peak_bytes,
     span_totals: aggregateSpans(document, healthOptions),
     gradients,
-    operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [] }),
+    operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [], percentiles: false }),
   };
 }
 

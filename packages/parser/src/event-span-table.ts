@@ -11,6 +11,8 @@ const UNKNOWN_PATH = -1;
 export class EventSpanTable {
   readonly table = new SpanTable(new IdTable());
   readonly #paths = new IdTable();
+  /** The interned paths as strings, shared by every operator row of that path. */
+  readonly #pathStrings: string[] = [];
   #pathOfRow = new Int32Array(1024).fill(UNKNOWN_PATH);
   #complete = false;
 
@@ -44,7 +46,7 @@ export class EventSpanTable {
     const start = table.ids.get(spanId);
     if (start < 0) return this.#complete ? spanId : undefined;
     if (start < this.#pathOfRow.length && this.#pathOfRow[start] !== UNKNOWN_PATH) {
-      return this.#paths.valueAt(this.#pathOfRow[start] as number);
+      return this.#pathStrings[this.#pathOfRow[start] as number] as string;
     }
     const names: string[] = [];
     const seen = new Set<number>();
@@ -60,8 +62,10 @@ export class EventSpanTable {
       row = parent === NO_PARENT ? -1 : parent;
     }
     const path = names.reverse().join("/");
-    this.#cache(start, this.#paths.intern(path));
-    return path;
+    const index = this.#paths.intern(path);
+    if (index === this.#pathStrings.length) this.#pathStrings.push(path);
+    this.#cache(start, index);
+    return this.#pathStrings[index] as string;
   }
 
   #cache(row: number, index: number): void {

@@ -48,8 +48,11 @@ export interface OperatorTable {
   op_count: number;
   /** Rows (operators) before `limit`. */
   operator_count: number;
-  /** Percentiles from every call's duration (8 bytes per op are kept while aggregating). */
-  percentiles: "exact (nearest rank)";
+  /**
+   * Percentiles from every call's duration (8 bytes per op are kept while aggregating); "not kept"
+   * when the table was built with `percentiles: false` (p50_ns and p95_ns are then 0).
+   */
+  percentiles: "exact (nearest rank)" | "not kept";
   /** By total time, descending; ties by op name. */
   operators: OperatorStats[];
 }
@@ -60,10 +63,14 @@ export interface OperatorAccumulatorOptions {
    * A streamed table passes paths from its compact span table here.
    */
   pathOf?: (spanId: string) => string;
+  /** Keep every call's duration for exact p50 and p95 (default true; 8 bytes per op). */
+  percentiles?: boolean;
 }
 
 export interface OperatorTableOptions {
   groupBy?: readonly OperatorGroupField[];
+  /** Keep every call's duration for exact p50 and p95 (default true; 8 bytes per op). */
+  percentiles?: boolean;
   /** Rows kept, the costliest first (default: all). */
   limit?: number;
 }
@@ -82,104 +89,142 @@ export function formatShape(shape: readonly U64[]): string {
   return `[${shape.map((dimension) => String(dimension)).join(", ")}]`;
 }
 
+/** A u64 sum or extreme: a number while below 2^53, a bigint past it. */
+type Exact = number | bigint;
+
+function addExact(sum: Exact, value: Exact): Exact {
+  if (typeof sum === "number" && typeof value === "number") {
+    const result = sum + value;
+    if (result <= Number.MAX_SAFE_INTEGER) return result;
+  }
+  return BigInt(sum) + BigInt(value);
+}
+
+function exactU64(value: Exact): U64 {
+  return typeof value === "number" ? value : toU64(value);
+}
+
+/** Up to DISTINCT_KEPT distinct values in first-seen order (a short array: lighter than a Set). */
+function keepDistinct(values: string[], value: string): boolean {
+  if (values.includes(value)) return true;
+  if (values.length >= DISTINCT_KEPT) return false;
+  values.push(value);
+  return true;
+}
+
+type GroupFields = Omit<
+  OperatorStats,
+  | "calls"
+  | "total_ns"
+  | "mean_ns"
+  | "min_ns"
+  | "max_ns"
+  | "p50_ns"
+  | "p95_ns"
+  | "share_of_measured"
+  | "output_bytes"
+  | "input_bytes"
+  | "shapes"
+  | "dtypes"
+  | "devices"
+  | "shapes_more"
+>;
+
+// One row being aggregated. Kept small (a table grouped by path can have a row per span and op):
+// sums are numbers until they pass 2^53, durations in chunks (see below), and the distinct shapes, dtypes and devices short arrays, not kept at all for a field the rows are split by.
 class Group {
   calls = 0;
-  total = 0n;
-  min = 0n;
-  max = 0n;
-  outputBytes = 0n;
-  inputBytes = 0n;
+  total: Exact = 0;
+  min: Exact = 0;
+  max: Exact = 0;
+  outputBytes: Exact = 0;
+  inputBytes: Exact = 0;
   /**
    * Every call's duration, in fixed-size chunks: growing never copies, and at most one chunk is
    * partly empty, so a million calls hold about 8 MB (a doubling array could hold 24 MB mid-copy).
+   * Undefined when percentiles are not kept.
    */
-  readonly durations: BigUint64Array[] = [];
-  readonly shapes = new Set<string>();
+  readonly durations: BigUint64Array[] | undefined;
+  readonly shapes: string[] | undefined;
   shapesMore = 0;
-  readonly dtypes = new Set<string>();
-  readonly devices = new Set<string>();
+  readonly dtypes: string[] | undefined;
+  readonly devices: string[] | undefined;
 
   constructor(
-    readonly fields: Omit<
-      OperatorStats,
-      | "calls"
-      | "total_ns"
-      | "mean_ns"
-      | "min_ns"
-      | "max_ns"
-      | "p50_ns"
-      | "p95_ns"
-      | "share_of_measured"
-      | "output_bytes"
-      | "input_bytes"
-      | "shapes"
-      | "dtypes"
-      | "devices"
-      | "shapes_more"
-    >,
-  ) {}
+    readonly fields: GroupFields,
+    percentiles: boolean,
+  ) {
+    if (percentiles) this.durations = [];
+    if (fields.shape === undefined) this.shapes = [];
+    if (fields.dtype === undefined) this.dtypes = [];
+    if (fields.device === undefined) this.devices = [];
+  }
 
   add(
-    duration: bigint,
+    duration: Exact,
     shape: string,
     dtype: string,
     device: string,
-    outputBytes: bigint,
-    inputBytes: bigint,
+    outputBytes: Exact,
+    inputBytes: Exact,
   ): void {
-    const slot = this.calls % DURATION_CHUNK;
-    if (slot === 0) {
-      // The first chunk starts small (a rare operator stays cheap) and grows; the rest are full size.
-      this.durations.push(new BigUint64Array(this.durations.length === 0 ? 16 : DURATION_CHUNK));
+    const durations = this.durations;
+    if (durations !== undefined) {
+      const slot = this.calls % DURATION_CHUNK;
+      if (slot === 0) {
+        // The first chunk starts small (a rare operator stays cheap) and grows; the rest are full size.
+        durations.push(new BigUint64Array(durations.length === 0 ? 4 : DURATION_CHUNK));
+      }
+      let chunk = durations[durations.length - 1] as BigUint64Array;
+      if (slot >= chunk.length) {
+        const grown = new BigUint64Array(Math.min(chunk.length * 4, DURATION_CHUNK));
+        grown.set(chunk);
+        durations[durations.length - 1] = grown;
+        chunk = grown;
+      }
+      chunk[slot] = BigInt(duration);
     }
-    let chunk = this.durations[this.durations.length - 1] as BigUint64Array;
-    if (slot >= chunk.length) {
-      const grown = new BigUint64Array(Math.min(chunk.length * 4, DURATION_CHUNK));
-      grown.set(chunk);
-      this.durations[this.durations.length - 1] = grown;
-      chunk = grown;
-    }
-    chunk[slot] = duration;
     if (this.calls === 0 || duration < this.min) this.min = duration;
     this.calls += 1;
-    this.total += duration;
+    this.total = addExact(this.total, duration);
     if (duration > this.max) this.max = duration;
-    this.outputBytes += outputBytes;
-    this.inputBytes += inputBytes;
-    if (this.shapes.has(shape)) {
-      // already counted
-    } else if (this.shapes.size < DISTINCT_KEPT) this.shapes.add(shape);
-    else this.shapesMore += 1;
-    if (this.dtypes.size < DISTINCT_KEPT) this.dtypes.add(dtype);
-    if (this.devices.size < DISTINCT_KEPT) this.devices.add(device);
+    this.outputBytes = addExact(this.outputBytes, outputBytes);
+    this.inputBytes = addExact(this.inputBytes, inputBytes);
+    if (this.shapes !== undefined && !keepDistinct(this.shapes, shape)) this.shapesMore += 1;
+    if (this.dtypes !== undefined) keepDistinct(this.dtypes, dtype);
+    if (this.devices !== undefined) keepDistinct(this.devices, device);
   }
 
   stats(measuredTotal: bigint): OperatorStats {
-    const sorted = new BigUint64Array(this.calls);
-    let at = 0;
-    for (const chunk of this.durations) {
-      const part = chunk.subarray(0, Math.min(chunk.length, this.calls - at));
-      sorted.set(part, at);
-      at += part.length;
+    let sorted: BigUint64Array | undefined;
+    if (this.durations !== undefined) {
+      sorted = new BigUint64Array(this.calls);
+      let at = 0;
+      for (const chunk of this.durations) {
+        const part = chunk.subarray(0, Math.min(chunk.length, this.calls - at));
+        sorted.set(part, at);
+        at += part.length;
+      }
+      sorted.sort();
     }
-    sorted.sort();
     const rank = (fraction: number): U64 =>
-      toU64(sorted[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0n);
+      toU64(sorted?.[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0n);
+    const total = BigInt(this.total);
     return {
       ...this.fields,
       calls: this.calls,
-      total_ns: toU64(this.total),
-      mean_ns: toU64(this.calls === 0 ? 0n : this.total / BigInt(this.calls)),
-      min_ns: toU64(this.min),
-      max_ns: toU64(this.max),
+      total_ns: exactU64(this.total),
+      mean_ns: toU64(this.calls === 0 ? 0n : total / BigInt(this.calls)),
+      min_ns: exactU64(this.min),
+      max_ns: exactU64(this.max),
       p50_ns: rank(0.5),
       p95_ns: rank(0.95),
-      share_of_measured: measuredTotal > 0n ? Number(this.total) / Number(measuredTotal) : null,
-      output_bytes: toU64(this.outputBytes),
-      input_bytes: toU64(this.inputBytes),
-      shapes: [...this.shapes],
-      dtypes: [...this.dtypes],
-      devices: [...this.devices],
+      share_of_measured: measuredTotal > 0n ? Number(total) / Number(measuredTotal) : null,
+      output_bytes: exactU64(this.outputBytes),
+      input_bytes: exactU64(this.inputBytes),
+      shapes: this.shapes?.slice() ?? [this.fields.shape as string],
+      dtypes: this.dtypes?.slice() ?? [this.fields.dtype as string],
+      devices: this.devices?.slice() ?? [this.fields.device as string],
       shapes_more: this.shapesMore,
     };
   }
@@ -195,13 +240,15 @@ export class OperatorAccumulator {
   readonly #spans = new Map<string, { name: string; parent: string | undefined }>();
   readonly #paths = new Map<string, string>();
   readonly #pathOf: (spanId: string) => string;
+  readonly #percentiles: boolean;
   #measuredTotal = 0n;
-  #opTotal = 0n;
+  #opTotal: Exact = 0;
   #opCount = 0;
 
   constructor(groupBy: readonly OperatorGroupField[] = [], options: OperatorAccumulatorOptions = {}) {
     this.#groupBy = OPERATOR_GROUP_FIELDS.filter((field) => groupBy.includes(field));
     this.#pathOf = options.pathOf ?? ((spanId) => this.#pathOfSpans(spanId));
+    this.#percentiles = options.percentiles ?? true;
   }
 
   /** Sets the denominator of `share_of_measured` at once (a streamed summary has it exact). */
@@ -242,13 +289,13 @@ export class OperatorAccumulator {
     }
     let group = this.#groups.get(key);
     if (group === undefined) {
-      group = new Group(fields);
+      group = new Group(fields, this.#percentiles);
       this.#groups.set(key, group);
     }
-    const duration = toBig(op.duration_ns);
-    const output = toBig(resolveStorageBytes(op.storage_bytes, op.shape, op.dtype));
-    group.add(duration, shape, op.dtype, op.device, output, toBig(op.input_storage_bytes ?? 0));
-    this.#opTotal += duration;
+    const duration = op.duration_ns;
+    const output = resolveStorageBytes(op.storage_bytes, op.shape, op.dtype);
+    group.add(duration, shape, op.dtype, op.device, output, op.input_storage_bytes ?? 0);
+    this.#opTotal = addExact(this.#opTotal, duration);
     this.#opCount += 1;
   }
 
@@ -295,10 +342,10 @@ export class OperatorAccumulator {
       schema: "cg-trace/operators/1",
       group_by: [...this.#groupBy],
       measured_total_ns: toU64(this.#measuredTotal),
-      op_total_ns: toU64(this.#opTotal),
+      op_total_ns: exactU64(this.#opTotal),
       op_count: this.#opCount,
       operator_count: rows.length,
-      percentiles: "exact (nearest rank)",
+      percentiles: this.#percentiles ? "exact (nearest rank)" : "not kept",
       operators: options.limit === undefined ? rows : rows.slice(0, options.limit),
     };
   }
@@ -314,7 +361,10 @@ function compareText(left: string, right: string): number {
 
 /** The operator table of a parsed trace. */
 export function operatorTable(document: TraceDocument, options: OperatorTableOptions = {}): OperatorTable {
-  const accumulator = new OperatorAccumulator(options.groupBy);
+  const accumulator = new OperatorAccumulator(
+    options.groupBy,
+    options.percentiles === undefined ? {} : { percentiles: options.percentiles },
+  );
   for (const span of document.spans) {
     accumulator.addSpan(span);
     if (span.measured) accumulator.addMeasuredDuration(span.duration_ns);

@@ -47,7 +47,9 @@ const eventArbitrary = fc.oneof(
   }),
 );
 
-function traceText(events: fc.Infer<typeof eventArbitrary>[]): string {
+type RandomEvent = typeof eventArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+function traceText(events: RandomEvent[]): string {
   const lines = [META];
   const started = new Set<string>();
   const ends: string[] = [];

@@ -19,9 +19,12 @@ export class StreamedOperators {
   #accumulator: OperatorAccumulator;
   #needsSecondPass = false;
 
-  constructor(groupBy: readonly OperatorGroupField[], spans: EventSpanTable | undefined) {
+  readonly #percentiles: boolean;
+
+  constructor(groupBy: readonly OperatorGroupField[], spans: EventSpanTable | undefined, percentiles = true) {
     this.#groupBy = groupBy;
     this.#spans = spans;
+    this.#percentiles = percentiles;
     this.#accumulator = this.#newAccumulator();
   }
 
@@ -52,9 +55,9 @@ export class StreamedOperators {
 
   #newAccumulator(): OperatorAccumulator {
     const spans = this.#spans;
-    return new OperatorAccumulator(
-      this.#groupBy,
-      spans === undefined ? {} : { pathOf: (spanId) => spans.pathOf(spanId) as string },
-    );
+    return new OperatorAccumulator(this.#groupBy, {
+      percentiles: this.#percentiles,
+      ...(spans === undefined ? {} : { pathOf: (spanId: string) => spans.pathOf(spanId) as string }),
+    });
   }
 }
