@@ -107,6 +107,22 @@ describe("query streams every kind (in process, every fixture)", () => {
   });
 });
 
+describe("past the span budget", () => {
+  it.each([
+    ["query", "--kind", "spans"],
+    ["query", "--kind", "ops", "--group-by", "path"],
+    ["compare", "BASE"],
+  ])("%s %s %s stops with a message that says what to do", async (...args) => {
+    const path = relative(process.cwd(), join(fixturesDir, "valid/golden-train.jsonl"));
+    const argv = [args[0] as string, path, ...args.slice(1).map((arg) => (arg === "BASE" ? path : arg))];
+    const run = await runInProcess(argv, { env: { CG_TRACE_SPAN_BUDGET_MB: "0.0001" } });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("memory_budget");
+    expect(run.stderr).toContain("CG_TRACE_SPAN_BUDGET_MB");
+    expect(run.stdout).toBe("");
+  });
+});
+
 describe("compare streams both traces (in process, every fixture against the next)", () => {
   it("prints the document comparison, by op name and grouped", async () => {
     const documents: { path: string; document: TraceDocument }[] = [];
