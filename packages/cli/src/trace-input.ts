@@ -233,19 +233,16 @@ export async function streamComparison(
   const candidateSize = checkTraceFile(candidatePath);
   const budget = spanBudgetBytes(context);
   const withBudget = budget === undefined ? options : { spanBudgetBytes: budget, ...options };
-  let current = baselinePath;
   try {
     return await compareTraceFiles(
       () => sourceFor(baselinePath, baselineSize, context),
-      () => {
-        current = candidatePath;
-        return sourceFor(candidatePath, candidateSize, context);
-      },
+      () => sourceFor(candidatePath, candidateSize, context),
       // Each side's errors name its own file.
       { ...withBudget, baselineFile: baselinePath, candidateFile: candidatePath },
     );
   } catch (error) {
-    throw asCliError(error, current);
+    const file = TraceParseError.isInstance(error) ? error.file : undefined;
+    throw asCliError(error, file ?? baselinePath);
   }
 }
 

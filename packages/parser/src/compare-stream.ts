@@ -96,7 +96,7 @@ export async function streamedSide(
 }
 
 /**
- * Compares two traces read as streams, one after the other: equal to `compareTraces` on their
+ * Compares two traces read as streams, side by side: equal to `compareTraces` on their
  * documents. `openBaseline` / `openCandidate` give each trace's bytes (a path, or a fresh stream).
  */
 export async function compareTraceFiles(
@@ -105,13 +105,19 @@ export async function compareTraceFiles(
   options: CompareStreamOptions = {},
 ): Promise<Comparison> {
   const { baselineFile, candidateFile, ...shared } = options;
-  const baseline = await streamedSide(openBaseline, {
+  // Both traces are read at once: their live state is small, and one heap collecting the garbage
+  // of both reads peaks lower than two reads in a row (the first one's garbage still uncollected).
+  const baselineSide = streamedSide(openBaseline, {
     ...shared,
     ...(baselineFile === undefined ? {} : { file: baselineFile }),
   });
-  const candidate = await streamedSide(openCandidate, {
+  const candidateSide = streamedSide(openCandidate, {
     ...shared,
     ...(candidateFile === undefined ? {} : { file: candidateFile }),
   });
-  return compareSides(baseline, candidate, options);
+  // Wait for both even when one fails, so no read is left running behind the error.
+  const [baseline, candidate] = await Promise.allSettled([baselineSide, candidateSide]);
+  if (baseline.status === "rejected") throw baseline.reason;
+  if (candidate.status === "rejected") throw candidate.reason;
+  return compareSides(baseline.value, candidate.value, options);
 }

@@ -230,13 +230,18 @@ class Group {
   }
 }
 
+/** Op name → first group field's value → … → the row. */
+type GroupIndex = Map<string, GroupIndex | Group>;
+
 /**
  * Aggregates ops one at a time (from a document or a stream). Holds one row per operator, 8 bytes
  * per op for exact percentiles, and, when grouping by path, each span's name and parent.
  */
 export class OperatorAccumulator {
   readonly #groupBy: readonly OperatorGroupField[];
-  readonly #groups = new Map<string, Group>();
+  /** Rows in first-seen order; found through one map level per key field (no key string per op). */
+  readonly #groups: Group[] = [];
+  readonly #index: GroupIndex = new Map();
   readonly #spans = new Map<string, { name: string; parent: string | undefined }>();
   readonly #paths = new Map<string, string>();
   readonly #pathOf: (spanId: string) => string;
@@ -280,17 +285,28 @@ export class OperatorAccumulator {
     >,
   ): void {
     const shape = formatShape(op.shape);
-    const fields: Group["fields"] = { op_name: op.op_name };
+    const groupBy = this.#groupBy;
+    let level = this.#index;
     let key = op.op_name;
-    for (const field of this.#groupBy) {
-      const value = field === "shape" ? shape : field === "path" ? this.#pathOf(op.span_id) : op[field];
-      fields[field] = value;
-      key += `\u0000${value}`;
+    for (let depth = 0; depth < groupBy.length; depth++) {
+      let next = level.get(key) as GroupIndex | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(key, next);
+      }
+      level = next;
+      const field = groupBy[depth] as OperatorGroupField;
+      key = field === "shape" ? shape : field === "path" ? this.#pathOf(op.span_id) : op[field];
     }
-    let group = this.#groups.get(key);
+    let group = level.get(key) as Group | undefined;
     if (group === undefined) {
+      const fields: Group["fields"] = { op_name: op.op_name };
+      for (const field of groupBy) {
+        fields[field] = field === "shape" ? shape : field === "path" ? this.#pathOf(op.span_id) : op[field];
+      }
       group = new Group(fields, this.#percentiles);
-      this.#groups.set(key, group);
+      level.set(key, group);
+      this.#groups.push(group);
     }
     const duration = op.duration_ns;
     const output = resolveStorageBytes(op.storage_bytes, op.shape, op.dtype);
@@ -333,7 +349,7 @@ export class OperatorAccumulator {
 
   result(options: { limit?: number } = {}): OperatorTable {
     const rows: OperatorStats[] = [];
-    for (const group of this.#groups.values()) rows.push(group.stats(this.#measuredTotal));
+    for (const group of this.#groups) rows.push(group.stats(this.#measuredTotal));
     rows.sort(
       (left, right) =>
         compareBig(toBig(right.total_ns), toBig(left.total_ns)) || compareText(left.op_name, right.op_name),
