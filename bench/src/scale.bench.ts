@@ -11,7 +11,16 @@
 //   CG_BENCH_SCALE_ONLY    run only the commands whose title matches this regular expression
 // Commands write to /dev/null: some outputs (every timeline point, every tensor) are GBs.
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,7 +102,11 @@ export default async function scaleBench(): Promise<void> {
   const outputs = mkdtempSync(join(tmpdir(), "cg-scale-out-"));
   try {
     const size =
-      targetBytes === 1 << 30 ? "1gib" : targetBytes % MB === 0 ? `${targetBytes / MB}mib` : `${targetBytes}b`;
+      targetBytes === 1 << 30
+        ? "1gib"
+        : targetBytes % MB === 0
+          ? `${targetBytes / MB}mib`
+          : `${targetBytes}b`;
     const big = traceFile(join(folder, `writer-shaped-${size}.jsonl`), (path) =>
       generateWriterShapedTrace(path, targetBytes),
     );
@@ -123,7 +136,11 @@ export default async function scaleBench(): Promise<void> {
       ["query --kind tensors --json", ["query", big, "--kind", "tensors", "--json"], 200],
       ["query --kind gradients --json", ["query", big, "--kind", "gradients", "--json"], 200],
       ["query --kind ops", ["query", big, "--kind", "ops"], 200],
-      ["query --kind ops --group-by path,shape", ["query", big, "--kind", "ops", "--group-by", "path,shape"], 200],
+      [
+        "query --kind ops --group-by path,shape",
+        ["query", big, "--kind", "ops", "--group-by", "path,shape"],
+        200,
+      ],
       ["compare (the trace against itself)", ["compare", big, big], 200],
       ["compare --group-by path", ["compare", big, big, "--group-by", "path"], 200],
       ["view", ["view", big, "-o", `${out}.html`], 200],
@@ -148,7 +165,8 @@ export default async function scaleBench(): Promise<void> {
     const spanGoal = spanCount <= 1_000_000 ? 300 : Math.round((spanCount * 150) / MB);
     for (const [name, args] of spanCommands) {
       const title = `cg-trace ${name} of ${spanCount} spans`;
-      if (selected(`${name} of ${spanCount} spans`)) line(title, measure([bin, ...args]), spanGoal, wholeSpans);
+      if (selected(`${name} of ${spanCount} spans`))
+        line(title, measure([bin, ...args]), spanGoal, wholeSpans);
     }
   } finally {
     rmSync(outputs, { recursive: true, force: true });
