@@ -5,7 +5,12 @@
 // name bytes), the live allocations, a bounded reorder window of memory events, and the span
 // references still unresolved. Ops, tensors, memory events, gradients and edges are counted and
 // dropped.
-import { type MemoryAnalysis, MemoryTimeline, resolveStorageBytes } from "@cg/memory";
+import {
+  type MemoryAnalysis,
+  MemoryTimeline,
+  type MemoryTimelinePoint,
+  resolveStorageBytes,
+} from "@cg/memory";
 import { normalizeU64, type RunMetadata, type TraceEvent } from "@cg/schema";
 import { AllocationPairing } from "./allocation-pairing.js";
 import {
@@ -47,6 +52,8 @@ export interface TraceSummarizerOptions extends HealthOptions {
   rankLimit?: number;
   /** Name used in messages (the budget error); default `<events>`. */
   file?: string;
+  /** Sees each memory timeline point, in analysis order (the summary keeps none of them). */
+  onMemoryPoint?: (point: MemoryTimelinePoint) => void;
 }
 
 export interface StreamRankings {
@@ -157,6 +164,7 @@ export class TraceSummarizer implements StreamSummarizer {
     let step: ReturnType<SpanTable["step"]>;
     this.#timeline = new MemoryTimeline({
       timeline: false,
+      ...(options.onMemoryPoint === undefined ? {} : { onPoint: options.onMemoryPoint }),
       spanStep: (spanId) => {
         if (spanId === stepSpanId) return step;
         const row = ids.get(spanId);

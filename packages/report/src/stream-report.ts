@@ -1,13 +1,12 @@
 // The report of a trace read as a stream, never as a document. Two reads, each folding events into
-// compact or bounded aggregates: the first makes the summary, health and memory figures, the span
-// table (tens of bytes per span), the gradient ranks and device samples; the second, once the flame
-// chart's spans are chosen, their op marks, the operator table (8 bytes per op for exact
-// percentiles) and the downsampled memory timeline. Memory grows with spans and ops, not the file.
+// compact or bounded aggregates: the first makes the summary, health and memory figures (with the
+// downsampled memory timeline), the span table (tens of bytes per span), the gradient ranks and
+// device samples; the second, once the flame chart's spans are chosen, their op marks and the
+// operator table (8 bytes per op for exact percentiles). Memory grows with spans and ops, not the file.
 import {
   addGradient,
   type ComparisonSide,
   type GradientSide,
-  MemoryTimelineStream,
   OperatorAccumulator,
   type ReadOptions,
   readTraceBatches,
@@ -38,13 +37,16 @@ export async function streamTraceReport(
   limits: ReportLimits,
   options: StreamReadOptions = {},
 ): Promise<{ report: TraceReport; side: ComparisonSide }> {
-  // First read: summary, health and memory figures, the span table, gradients, device samples.
+  // First read: summary, health and memory figures with the memory timeline's points, the span
+  // table, gradients, device samples.
   const spans = new SpanCostCollector();
   const samples = deviceMemorySeries(limits);
   const gradients = new GradientCollector(limits);
   const gradientFacts = new Map<string, GradientSide>();
+  const points = memorySeries(limits);
   const streamed = await summarizeStream(read(), {
     ...options,
+    onMemoryPoint: (point) => points.push(point),
     onEvent: (event) => {
       spans.push(event);
       if (event.kind === "device_memory") samples.push(event);
@@ -57,16 +59,11 @@ export async function streamTraceReport(
   const spanCosts = spans.finish(options.compat === undefined ? {} : { compat: options.compat });
   const plan = planTimeline(spanCosts, limits);
 
-  // Second read, once the drawn spans are known: their op marks, the operator table and the memory
-  // timeline's points. Split so, neither read holds all the aggregates at once.
+  // Second read, once the drawn spans are known: their op marks and the operator table. Split so,
+  // neither read holds all the aggregates at once.
   const ops = new TimelineOpCollector(plan, limits);
   const operators = new OperatorAccumulator();
   const measuredSpans = new Set<string>();
-  const points = memorySeries(limits);
-  const memory = new MemoryTimelineStream({
-    ...(options.reorderWindow === undefined ? {} : { reorderWindow: options.reorderWindow }),
-    onPoint: (point) => points.push(point),
-  });
   // The reader's own options only: diagnostics were reported by the first read.
   const readOptions: ReadOptions = {};
   if (options.mode !== undefined) readOptions.mode = options.mode;
@@ -77,11 +74,8 @@ export async function streamTraceReport(
     for (const { event } of batch) {
       operators.addEvent(event, measuredSpans);
       if (event.kind === "op") ops.push(event);
-      else if (event.kind === "memory") memory.push(event);
-      else if (event.kind === "device_memory") memory.pushDeviceSample(event);
     }
   }
-  memory.finish();
 
   const operatorTable = operators.result();
   const inputs: TraceReportInputs = {
