@@ -39,6 +39,7 @@ export interface PageHelpers {
   table: <Row>(columns: Array<TableColumn<Row>>, rows: Row[], options: TableOptions) => HTMLElement;
   cssColor: (name: string) => string;
   note: (text: string) => HTMLElement;
+  partNote: (shown: number, total: number, text: string) => HTMLElement | undefined;
   section: (title: string, children: Array<Node | string>) => HTMLElement;
 }
 
@@ -220,6 +221,15 @@ export function createPageHelpers(): PageHelpers {
     return element("p", { class: "note" }, [text]);
   }
 
+  /**
+   * The note for a list the report cut or sampled: `{shown}` and `{total}` in the text become the
+   * grouped counts. None when the whole list is shown.
+   */
+  function partNote(shown: number, total: number, text: string): HTMLElement | undefined {
+    if (shown >= total) return undefined;
+    return note(text.split("{shown}").join(groupDigits(shown)).split("{total}").join(groupDigits(total)));
+  }
+
   function section(title: string, children: Array<Node | string>): HTMLElement {
     return element("section", { class: "card" }, [element("h2", {}, [title]), ...children]);
   }
@@ -237,6 +247,7 @@ export function createPageHelpers(): PageHelpers {
     table,
     cssColor,
     note,
+    partNote,
     section,
   };
 }

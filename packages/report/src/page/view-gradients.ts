@@ -18,17 +18,12 @@ export function renderGradients(container: HTMLElement, payload: ReportPayload, 
         " require attention.",
     ]),
   );
-  if (gradients.rows.length < gradients.rows_total) {
-    children.push(
-      helpers.note(
-        "Listing " +
-          helpers.groupDigits(gradients.rows.length) +
-          " of " +
-          helpers.groupDigits(gradients.rows_total) +
-          " gradients: every problem first, then present ones by norm.",
-      ),
-    );
-  }
+  const cut = helpers.partNote(
+    gradients.rows.length,
+    gradients.rows_total,
+    "Listing {shown} of {total} gradients: every problem first, then present ones by norm.",
+  );
+  if (cut !== undefined) children.push(cut);
   const severity: Record<string, number> = { non_finite: 0, missing: 1, zero: 2, present: 3 };
   const table = helpers.table<GradientRow>(
     [

@@ -197,14 +197,12 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
         readout.textContent = parts.join(" · ");
       });
       holder.replaceChildren(root);
-      if (series.points.length < series.points_total) {
-        const note = helpers.note(
-          "Downsampled to " +
-            helpers.groupDigits(series.points.length) +
-            " of " +
-            helpers.groupDigits(series.points_total) +
-            " points; each kept point is the highest in its interval, so peaks stay visible.",
-        );
+      const note = helpers.partNote(
+        series.points.length,
+        series.points_total,
+        "Downsampled to {shown} of {total} points; each kept point is the highest in its interval, so peaks stay visible.",
+      );
+      if (note !== undefined) {
         notes.push(note);
         holder.before(note);
       }
@@ -240,17 +238,12 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
   );
   allocations.setAttribute("data-testid", "peak-allocations");
   const allocationChildren: Array<Node | string> = [];
-  if (memory.peak_allocations.length < memory.peak_allocations_total) {
-    allocationChildren.push(
-      helpers.note(
-        "The " +
-          helpers.groupDigits(memory.peak_allocations.length) +
-          " largest of " +
-          helpers.groupDigits(memory.peak_allocations_total) +
-          " live allocations.",
-      ),
-    );
-  }
+  const allocationsCut = helpers.partNote(
+    memory.peak_allocations.length,
+    memory.peak_allocations_total,
+    "The {shown} largest of {total} live allocations.",
+  );
+  if (allocationsCut !== undefined) allocationChildren.push(allocationsCut);
   allocationChildren.push(
     memory.peak_allocations_total > 0 ? allocations : helpers.note("Nothing was live at the peak."),
   );
@@ -316,17 +309,12 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
       }
     }
     deviceChildren.push(element("h3", {}, [series.device]), legend, root);
-    if (series.points.length < series.points_total) {
-      deviceChildren.push(
-        helpers.note(
-          "Sampled " +
-            helpers.groupDigits(series.points.length) +
-            " of " +
-            helpers.groupDigits(series.points_total) +
-            " checkpoints.",
-        ),
-      );
-    }
+    const sampled = helpers.partNote(
+      series.points.length,
+      series.points_total,
+      "Sampled {shown} of {total} checkpoints.",
+    );
+    if (sampled !== undefined) deviceChildren.push(sampled);
   }
   container.append(helpers.section("Device memory", deviceChildren));
 }

@@ -17,17 +17,12 @@ export function renderOperators(container: HTMLElement, payload: ReportPayload, 
         " in total. Percentiles are exact (nearest rank over every call). Hover a name for its shapes and dtypes.",
     ),
   );
-  if (operators.rows.length < operators.rows_total) {
-    children.push(
-      helpers.note(
-        "Showing the " +
-          helpers.groupDigits(operators.rows.length) +
-          " costliest operators of " +
-          helpers.groupDigits(operators.rows_total) +
-          ".",
-      ),
-    );
-  }
+  const cut = helpers.partNote(
+    operators.rows.length,
+    operators.rows_total,
+    "Showing the {shown} costliest operators of {total}.",
+  );
+  if (cut !== undefined) children.push(cut);
   const duration = (pick: (row: OperatorRow) => OperatorRow["total_ns"], label: string) => ({
     label,
     text: (row: OperatorRow) => helpers.formatDuration(pick(row)),

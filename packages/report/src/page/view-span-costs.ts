@@ -5,17 +5,12 @@ import type { PageHelpers } from "./page-helpers.js";
 export function renderSpanCosts(container: HTMLElement, payload: ReportPayload, helpers: PageHelpers): void {
   const costs = payload.candidate.spanCosts;
   const children: Array<Node | string> = [];
-  if (costs.rows.length < costs.rows_total) {
-    children.push(
-      helpers.note(
-        "Showing the " +
-          helpers.groupDigits(costs.rows.length) +
-          " most expensive paths of " +
-          helpers.groupDigits(costs.rows_total) +
-          ".",
-      ),
-    );
-  }
+  const cut = helpers.partNote(
+    costs.rows.length,
+    costs.rows_total,
+    "Showing the {shown} most expensive paths of {total}.",
+  );
+  if (cut !== undefined) children.push(cut);
   children.push(
     helpers.note("Spans that share a path are added together; self time is total minus direct children."),
   );

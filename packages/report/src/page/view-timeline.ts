@@ -42,17 +42,12 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
   let selected = -1;
 
   const notes: HTMLElement[] = [];
-  if (timeline.spans.length < timeline.spans_total) {
-    notes.push(
-      helpers.note(
-        "Showing " +
-          helpers.groupDigits(timeline.spans.length) +
-          " of " +
-          helpers.groupDigits(timeline.spans_total) +
-          " spans: the upper levels of the tree in full, then the longest spans of the next level.",
-      ),
-    );
-  }
+  const spansCut = helpers.partNote(
+    timeline.spans.length,
+    timeline.spans_total,
+    "Showing {shown} of {total} spans: the upper levels of the tree in full, then the longest spans of the next level.",
+  );
+  if (spansCut !== undefined) notes.push(spansCut);
   if (timeline.ops_aggregated) {
     notes.push(
       helpers.note(
