@@ -3,7 +3,7 @@ import { type CliContext, runCli } from "../src/index.js";
 /** Runs `cg-trace` in this process with captured output. */
 export async function runInProcess(
   argv: string[],
-  options: { cwd?: string; color?: boolean; env?: Record<string, string> } = {},
+  options: { cwd?: string; color?: boolean; env?: Record<string, string>; stderrIsTty?: boolean } = {},
 ) {
   let stdout = "";
   let stderr = "";
@@ -15,7 +15,7 @@ export async function runInProcess(
       stderr += text;
     },
     color: options.color ?? false,
-    stderrIsTty: false,
+    stderrIsTty: options.stderrIsTty ?? false,
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? {},
     version: "0.0.0-test",

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { afterAll, describe, expect, it } from "vitest";
-import { type CliContext, runCli } from "../src/index.js";
 import { runInProcess } from "./run-in-process.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "cg-cli-sql-"));
@@ -162,24 +161,7 @@ describe("cg-trace export", () => {
 });
 
 describe("progress", () => {
-  async function runWithTerminal(argv: string[]) {
-    let stdout = "";
-    let stderr = "";
-    const context: CliContext = {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      color: false,
-      stderrIsTty: true,
-      cwd: scratch,
-      env: {},
-      version: "0.0.0-test",
-    };
-    return { exitCode: await runCli(argv, context), stdout, stderr };
-  }
+  const runWithTerminal = (argv: string[]) => runInProcess(argv, { cwd: scratch, stderrIsTty: true });
 
   it("shows traces read and exported on a terminal's stderr, then clears the line", async () => {
     const read = await runWithTerminal(["sql", "SELECT count(*) FROM runs", traces]);
