@@ -6,6 +6,7 @@
 // (rare in ids) go to an ordinary Map beside the arena.
 
 import { compareCodePoints } from "@cg/schema";
+import { grownCopy } from "./grown-copy.js";
 
 const EMPTY = 0;
 const FIRST_CAPACITY = 1024;
@@ -175,12 +176,9 @@ export class IdTable {
   #growEntries(): void {
     const capacity = this.#hashes.length * 2;
     this.#checkBudget(capacity * 4 * 4 + this.#arena.byteLength);
-    const hashes = new Uint32Array(capacity);
-    hashes.set(this.#hashes);
+    const hashes = grownCopy(this.#hashes, capacity);
     this.#hashes = hashes;
-    const offsets = new Uint32Array(capacity + 1);
-    offsets.set(this.#offsets);
-    this.#offsets = offsets;
+    this.#offsets = grownCopy(this.#offsets, capacity + 1);
     // Slots stay at most half full, so probes stay short.
     this.#slots = new Int32Array(capacity * 2);
     for (let index = 0; index < this.#count; index++) {
@@ -195,9 +193,7 @@ export class IdTable {
     while (capacity < needed) capacity *= 2;
     if (capacity > 0xffffffff) throw new IdBudgetError(0xffffffff);
     this.#checkBudget(capacity + this.#hashes.byteLength * 4);
-    const arena = new Uint8Array(capacity);
-    arena.set(this.#arena.subarray(0, this.#arenaLength));
-    this.#arena = arena;
+    this.#arena = grownCopy(this.#arena.subarray(0, this.#arenaLength), capacity);
   }
 
   #checkBudget(bytes: number): void {
@@ -219,9 +215,7 @@ export class BitSet {
     if (word >= this.#words.length) {
       let capacity = this.#words.length * 2;
       while (capacity <= word) capacity *= 2;
-      const words = new Uint32Array(capacity);
-      words.set(this.#words);
-      this.#words = words;
+      this.#words = grownCopy(this.#words, capacity);
     }
     this.#words[word] = (this.#words[word] as number) | (1 << (index & 31));
   }

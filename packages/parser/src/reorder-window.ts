@@ -18,6 +18,7 @@
 // tensor ids are copied as UTF-16 units into a typed array and rebuilt as a string on release.
 import { compareMemoryEvents } from "@cg/memory";
 import { compareCodePoints, compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema";
+import { grownCopy } from "./grown-copy.js";
 
 /** Receives events in analysis order. */
 export type AnalysisSink = (event: MemoryEvent) => void;
@@ -108,21 +109,14 @@ export class MemoryReorderWindow {
   #grow(): void {
     const old = this.#timestamp.length;
     const slots = Math.min(this.#capacity + 1, old * 2);
-    const widen = <T extends Float64Array | Uint8Array | Int32Array>(array: T, make: (n: number) => T): T => {
-      const wider = make(slots);
-      wider.set(array);
-      return wider;
-    };
-    this.#timestamp = widen(this.#timestamp, (n) => new Float64Array(n));
-    this.#bytes = widen(this.#bytes, (n) => new Float64Array(n));
-    this.#sequence = widen(this.#sequence, (n) => new Float64Array(n));
-    this.#action = widen(this.#action, (n) => new Uint8Array(n));
-    this.#category = widen(this.#category, (n) => new Uint8Array(n));
-    this.#heap = widen(this.#heap, (n) => new Int32Array(n));
-    this.#idLength = widen(this.#idLength, (n) => new Int32Array(n));
-    const units = new Uint16Array(slots * ID_UNITS);
-    units.set(this.#idUnits);
-    this.#idUnits = units;
+    this.#timestamp = grownCopy(this.#timestamp, slots);
+    this.#bytes = grownCopy(this.#bytes, slots);
+    this.#sequence = grownCopy(this.#sequence, slots);
+    this.#action = grownCopy(this.#action, slots);
+    this.#category = grownCopy(this.#category, slots);
+    this.#heap = grownCopy(this.#heap, slots);
+    this.#idLength = grownCopy(this.#idLength, slots);
+    this.#idUnits = grownCopy(this.#idUnits, slots * ID_UNITS);
     for (const strings of [this.#tensorId, this.#spanId, this.#opName, this.#device]) {
       for (let slot = old; slot < slots; slot++) strings.push(undefined);
     }

@@ -11,6 +11,7 @@ import {
   type SpanStartEvent,
   type U64,
 } from "@cg/schema";
+import { grownCopy } from "./grown-copy.js";
 import { IdTable } from "./id-table.js";
 import type { SpanRecord } from "./trace-document.js";
 
@@ -182,18 +183,10 @@ export class SpanTable {
 
   #grow(): void {
     const capacity = this.#flags.length * 2;
-    const grow = <T extends Int32Array | Float64Array | Uint8Array>(
-      column: T,
-      make: (size: number) => T,
-    ): T => {
-      const next = make(capacity);
-      next.set(column);
-      return next;
-    };
-    this.#parent = grow(this.#parent, (size) => new Int32Array(size));
-    this.#name = grow(this.#name, (size) => new Int32Array(size));
-    this.#start = grow(this.#start, (size) => new Float64Array(size));
-    this.#duration = grow(this.#duration, (size) => new Float64Array(size));
-    this.#flags = grow(this.#flags, (size) => new Uint8Array(size));
+    this.#parent = grownCopy(this.#parent, capacity);
+    this.#name = grownCopy(this.#name, capacity);
+    this.#start = grownCopy(this.#start, capacity);
+    this.#duration = grownCopy(this.#duration, capacity);
+    this.#flags = grownCopy(this.#flags, capacity);
   }
 }
