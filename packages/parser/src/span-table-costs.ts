@@ -3,6 +3,8 @@
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
 import { type OpEvent, type U64, U64_MAX } from "@cg/schema";
+import { grownCopy } from "./grown-copy.js";
+import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
 import type { OpCost } from "./query-trace.js";
 import type { SpanCost, SpanCostOptions } from "./span-costs.js";
 import type { SpanTable } from "./span-table.js";
@@ -48,15 +50,9 @@ export class SpanOpTotals {
   #grow(row: number): void {
     let capacity = this.#count.length * 2;
     while (capacity <= row) capacity *= 2;
-    const count = new Int32Array(capacity);
-    count.set(this.#count);
-    this.#count = count;
-    const ns = new Float64Array(capacity);
-    ns.set(this.#ns);
-    this.#ns = ns;
-    const bytes = new Float64Array(capacity);
-    bytes.set(this.#bytes);
-    this.#bytes = bytes;
+    this.#count = grownCopy(this.#count, capacity);
+    this.#ns = grownCopy(this.#ns, capacity);
+    this.#bytes = grownCopy(this.#bytes, capacity);
   }
 }
 
@@ -246,6 +242,7 @@ function numberTotals(
   const rows = table.size;
   const totals = new Float64Array(rows);
   const selfTimes = new Float64Array(rows);
+  const totalOf = (row: number) => totals[row] as number;
   for (let index = rows - 1; index >= 0; index--) {
     const row = byDepth[index] as number;
     const cycle = walk[row] === IN_CYCLE;
@@ -258,7 +255,7 @@ function numberTotals(
     }
     let covered = 0;
     if (union) {
-      covered = unionOfChildren(table, children, from, to, totals);
+      covered = childRowsUnionLength(table, children, from, to, totalOf);
     } else {
       for (let at = from; at < to; at++) covered += totals[children[at] as number] as number;
     }
@@ -267,45 +264,6 @@ function numberTotals(
     selfTimes[row] = total > covered ? total - covered : 0;
   }
   return { totals, selfTimes };
-}
-
-/** Union length of the children's [start, start + total) intervals; sorts only when out of order. */
-function unionOfChildren(
-  table: SpanTable,
-  children: Int32Array,
-  from: number,
-  to: number,
-  totals: Float64Array,
-): number {
-  if (from === to) return 0;
-  let sorted = true;
-  for (let at = from + 1; at < to && sorted; at++) {
-    if (table.startNumber(children[at] as number) < table.startNumber(children[at - 1] as number))
-      sorted = false;
-  }
-  const order = sorted
-    ? children.subarray(from, to)
-    : children.slice(from, to).sort((left, right) => table.startNumber(left) - table.startNumber(right));
-  let covered = 0;
-  let currentStart = table.startNumber(order[0] as number);
-  let currentEnd = currentStart + (totals[order[0] as number] as number);
-  // An end past 2^53 is rounded in a double even when start and total are exact; the caller then
-  // takes the bigint path.
-  if (currentEnd > Number.MAX_SAFE_INTEGER) return Number.POSITIVE_INFINITY;
-  for (let index = 1; index < order.length; index++) {
-    const row = order[index] as number;
-    const start = table.startNumber(row);
-    const end = start + (totals[row] as number);
-    if (end > Number.MAX_SAFE_INTEGER) return Number.POSITIVE_INFINITY;
-    if (start > currentEnd) {
-      covered += currentEnd - currentStart;
-      currentStart = start;
-      currentEnd = end;
-    } else if (end > currentEnd) {
-      currentEnd = end;
-    }
-  }
-  return covered + (currentEnd - currentStart);
 }
 
 /** The exact path for traces with figures past 2^53 (rare): one bigint per span. */
@@ -350,27 +308,13 @@ function coveredByChildrenBig(
     for (let at = from; at < to; at++) sum += totals[children[at] as number] as bigint;
     return sum;
   }
-  if (from === to) return 0n;
   const intervals: [bigint, bigint][] = [];
   for (let at = from; at < to; at++) {
     const row = children[at] as number;
     const start = BigInt(table.startU64(row));
     intervals.push([start, start + (totals[row] as bigint)]);
   }
-  intervals.sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
-  let covered = 0n;
-  let [currentStart, currentEnd] = intervals[0] as [bigint, bigint];
-  for (let index = 1; index < intervals.length; index++) {
-    const [start, end] = intervals[index] as [bigint, bigint];
-    if (start > currentEnd) {
-      covered += currentEnd - currentStart;
-      currentStart = start;
-      currentEnd = end;
-    } else if (end > currentEnd) {
-      currentEnd = end;
-    }
-  }
-  return covered + (currentEnd - currentStart);
+  return intervalsUnionLength(intervals);
 }
 
 /** 1 for the measured spans and everything below them. */

@@ -5,6 +5,7 @@
 // trace of 10 million spans costs about 17 bytes per span here and no sort.
 import { U64_MAX } from "@cg/schema";
 import { type HealthIssue, type HealthOptions, healthError, type SpanCounts } from "./health-issue.js";
+import { childRowsUnionLength } from "./interval-union.js";
 import { MISSING_PARENT, NO_PARENT, type SpanTable } from "./span-table.js";
 import { unionLength } from "./span-tree.js";
 import type { SpanRecord } from "./trace-document.js";
@@ -251,34 +252,11 @@ function durationSum(table: SpanTable, children: Int32Array, from: number, to: n
 
 /** Length of the union of the children's intervals (overlaps counted once), exact. */
 function unionLengthOf(table: SpanTable, children: Int32Array, from: number, to: number): bigint {
-  if (table.hasBigValues) return unionLengthBig(table, children, from, to);
-  let sorted = true;
-  for (let index = from + 1; index < to && sorted; index++) {
-    if (table.startNumber(children[index] as number) < table.startNumber(children[index - 1] as number)) {
-      sorted = false;
-    }
+  if (!table.hasBigValues) {
+    const covered = childRowsUnionLength(table, children, from, to, (row) => table.durationNumber(row));
+    if (covered !== Number.POSITIVE_INFINITY) return BigInt(covered);
   }
-  // Children usually arrive in start order; otherwise sort a copy of their rows by start.
-  const order = sorted
-    ? children.subarray(from, to)
-    : children.slice(from, to).sort((left, right) => table.startNumber(left) - table.startNumber(right));
-  let total = 0n;
-  let currentStart = table.startNumber(order[0] as number);
-  let currentEnd = currentStart + table.durationNumber(order[0] as number);
-  for (let index = 1; index < order.length; index++) {
-    const row = order[index] as number;
-    const start = table.startNumber(row);
-    const stop = start + table.durationNumber(row);
-    if (start > currentEnd) {
-      total += BigInt(currentEnd - currentStart);
-      currentStart = start;
-      currentEnd = stop;
-    } else if (stop > currentEnd) {
-      currentEnd = stop;
-    }
-  }
-  if (currentEnd > Number.MAX_SAFE_INTEGER) return unionLengthBig(table, children, from, to);
-  return total + BigInt(currentEnd - currentStart);
+  return unionLengthBig(table, children, from, to);
 }
 
 /** The exact bigint path, for spans with values past 2^53 (rare): the document's own union. */

@@ -1,6 +1,7 @@
 // Parent/child index over a document's spans with cycle-safe depth. Every walk is iterative with
 // memoisation, so 100,000-deep chains and parent cycles cost linear time and no stack.
 import { type U64, U64_MAX, u64ToBigInt } from "@cg/schema";
+import { intervalsUnionLength } from "./interval-union.js";
 import type { SpanRecord } from "./trace-document.js";
 
 export interface SpanTree {
@@ -104,23 +105,7 @@ export function spanEnd(span: SpanRecord): bigint {
 
 /** Total length covered by the union of the spans' intervals (overlaps counted once). */
 export function unionLength(spans: readonly SpanRecord[]): bigint {
-  if (spans.length === 0) return 0n;
-  const intervals = spans
-    .map((span) => [u64ToBigInt(span.start_ns), spanEnd(span)] as const)
-    .sort((left, right) => (left[0] < right[0] ? -1 : left[0] > right[0] ? 1 : 0));
-  let total = 0n;
-  let [currentStart, currentEnd] = intervals[0] as readonly [bigint, bigint];
-  for (let index = 1; index < intervals.length; index++) {
-    const [start, end] = intervals[index] as readonly [bigint, bigint];
-    if (start > currentEnd) {
-      total += currentEnd - currentStart;
-      currentStart = start;
-      currentEnd = end;
-    } else if (end > currentEnd) {
-      currentEnd = end;
-    }
-  }
-  return total + (currentEnd - currentStart);
+  return intervalsUnionLength(spans.map((span) => [u64ToBigInt(span.start_ns), spanEnd(span)]));
 }
 
 /** Exact sum of durations (no overflow; spec §17 Q8). */
