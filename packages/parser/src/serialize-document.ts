@@ -1,18 +1,6 @@
 // Re-serialisation of a document (spec §4.5, §9.3): meta; each span (id order) as span_start then
 // span_end if closed; then ops, tensors, memory, device memory, gradients and edges in their order.
-import {
-  encodeDeviceMemoryEvent,
-  encodeEdgeEvent,
-  encodeGradientEvent,
-  encodeMemoryEvent,
-  encodeMetaEvent,
-  encodeOpEvent,
-  encodeSpanEndEvent,
-  encodeSpanStartEvent,
-  encodeTensorEvent,
-  type SpanStartEvent,
-  type TraceEvent,
-} from "@cg/schema";
+import { encodeTraceEvent, type SpanStartEvent, type TraceEvent } from "@cg/schema";
 import type { SpanRecord, TraceDocument } from "./trace-document.js";
 
 function spanStart(span: SpanRecord): SpanStartEvent {
@@ -46,18 +34,7 @@ export function* documentEvents(document: TraceDocument): Generator<TraceEvent> 
 
 /** Writes a document as canonical JSONL (each line followed by LF). */
 export function serializeDocument(document: TraceDocument): string {
-  const lines: string[] = [encodeMetaEvent({ kind: "meta", schema: document.schema, ...document.run })];
-  for (const span of document.spans) {
-    lines.push(encodeSpanStartEvent(spanStart(span)));
-    if (span.closed)
-      lines.push(encodeSpanEndEvent({ kind: "span_end", id: span.id, duration_ns: span.duration_ns }));
-  }
-  for (const op of document.ops) lines.push(encodeOpEvent(op));
-  for (const tensor of document.tensors) lines.push(encodeTensorEvent(tensor));
-  for (const event of document.memory) lines.push(encodeMemoryEvent(event));
-  for (const event of document.device_memory) lines.push(encodeDeviceMemoryEvent(event));
-  for (const event of document.gradients) lines.push(encodeGradientEvent(event));
-  for (const event of document.edges) lines.push(encodeEdgeEvent(event));
-  lines.push("");
-  return lines.join("\n");
+  let text = "";
+  for (const event of documentEvents(document)) text += `${encodeTraceEvent(event)}\n`;
+  return text;
 }

@@ -1,18 +1,11 @@
-import { brandCheck, CgError } from "@cg/schema";
+import { brandCheck, CgError, type LineErrorCode } from "@cg/schema";
 
 /**
  * Stable codes of reader failures. Line-stage codes come from `decodeTraceLine` of @cg/schema
  * (spec §8.2); the rest are framing, structural (spec §8.3) and recovery codes.
  */
 export type TraceParseErrorCode =
-  | "invalid_json"
-  | "number_out_of_range"
-  | "missing_field"
-  | "duplicate_field"
-  | "unknown_variant"
-  | "expected_u64"
-  | "expected_usize"
-  | "invalid_type"
+  | LineErrorCode
   | "invalid_utf8"
   | "line_too_long"
   | "truncated"
