@@ -208,39 +208,35 @@ describe("autograd retention (§11 step 7)", () => {
     { id: "inner" },
   ];
 
-  it("is the device's activation bytes right after the first event in a backward span", () => {
-    const result = analyzeMemory({
-      spans,
-      memory: [
+  it.each([
+    {
+      title: "is the device's activation bytes right after the first event in a backward span",
+      events: [
         memory("alloc", "x", 300, 1, { span_id: "fwd", category: "activation" }),
         memory("alloc", "y", 20, 2, { span_id: "fwd", category: "activation" }),
         memory("free", "y", 20, 3, { span_id: "bwd" }),
         memory("free", "x", 300, 4, { span_id: "bwd" }),
       ],
-    });
-    expect(result.autograd_retained_bytes).toBe(300);
-  });
-
-  it("does not inherit steps from parent spans", () => {
-    const result = analyzeMemory({
-      spans,
-      memory: [
+      retained: 300,
+    },
+    {
+      title: "does not inherit steps from parent spans",
+      events: [
         memory("alloc", "x", 300, 1, { span_id: "fwd", category: "activation" }),
         memory("free", "x", 300, 2, { span_id: "inner" }),
       ],
-    });
-    expect(result.autograd_retained_bytes).toBe(0);
-  });
-
-  it("takes the backward span's device, and 0 when that device has no activation entry", () => {
-    const result = analyzeMemory({
-      spans,
-      memory: [
+      retained: 0,
+    },
+    {
+      title: "takes the backward span's device, and 0 when that device has no activation entry",
+      events: [
         memory("alloc", "x", 300, 1, { span_id: "fwd", category: "activation" }),
         memory("alloc", "g", 8, 2, { span_id: "bwd", category: "gradient", device: "cuda:0" }),
       ],
-    });
-    expect(result.autograd_retained_bytes).toBe(0);
+      retained: 0,
+    },
+  ])("$title", ({ events, retained }) => {
+    expect(analyzeMemory({ spans, memory: events }).autograd_retained_bytes).toBe(retained);
   });
 });
 

@@ -210,40 +210,41 @@ describe("decodeTraceLine agrees with the zod schemas", () => {
     }
   }
 
-  it("takes the compact-text tier only where the any-JSON tier gives the same event", () => {
-    let accepted = 0;
+  /**
+   * Every line `tier` accepts must be compact and decode to the any-JSON tier's event (then
+   * `alsoCheck` runs on both); of 2000 random lines it must accept more than 100.
+   */
+  function expectTierAgreesWithAnyJson(
+    tier: typeof decodeCompactText,
+    alsoCheck: (accepted: object, exact: unknown, line: string, kind: string) => void = () => {},
+  ): void {
+    let acceptedCount = 0;
     fc.assert(
       fc.property(lineCase, ({ line, compact, spaced, kind }) => {
         const exact = exactOrUndefined(line, kind);
-        const fast = decodeCompactText(line, JSON.parse(line), kind);
-        if (fast === undefined) return;
-        accepted++;
+        const accepted = tier(line, JSON.parse(line), kind);
+        if (accepted === undefined) return;
+        acceptedCount++;
         expect(spaced && line !== compact).toBe(false);
-        expect(fast).toEqual(exact);
+        expect(accepted).toEqual(exact);
+        alsoCheck(accepted, exact, line, kind);
       }),
       { numRuns: 2000 },
     );
-    expect(accepted).toBeGreaterThan(100);
+    expect(acceptedCount).toBeGreaterThan(100);
+  }
+
+  it("takes the compact-text tier only where the any-JSON tier gives the same event", () => {
+    expectTierAgreesWithAnyJson(decodeCompactText);
   });
 
   it("takes the plain compact-text tier only where the compact-text and any-JSON tiers give the same event", () => {
-    let fastCount = 0;
-    fc.assert(
-      fc.property(lineCase, ({ line, compact, spaced, kind }) => {
-        const exact = exactOrUndefined(line, kind);
-        const fast = decodePlainCompactText(line, JSON.parse(line), kind);
-        if (fast === undefined) return;
-        fastCount++;
-        expect(spaced && line !== compact).toBe(false);
-        expect(fast).toEqual(exact);
-        expect(Object.keys(fast).sort()).toEqual(Object.keys(exact as object).sort());
-        // The very object the compact-text tier would return, keys in the same order.
-        const viaCompactText = decodeCompactText(line, JSON.parse(line), kind);
-        expect(viaCompactText).toEqual(fast);
-        expect(Object.keys(viaCompactText as object)).toEqual(Object.keys(fast));
-      }),
-      { numRuns: 2000 },
-    );
-    expect(fastCount).toBeGreaterThan(100);
+    expectTierAgreesWithAnyJson(decodePlainCompactText, (accepted, exact, line, kind) => {
+      expect(Object.keys(accepted).sort()).toEqual(Object.keys(exact as object).sort());
+      // The very object the compact-text tier would return, keys in the same order.
+      const viaCompactText = decodeCompactText(line, JSON.parse(line), kind);
+      expect(viaCompactText).toEqual(accepted);
+      expect(Object.keys(viaCompactText as object)).toEqual(Object.keys(accepted));
+    });
   });
 });

@@ -92,6 +92,25 @@ function on(bytes: Buffer): LineTarget {
   return target;
 }
 
+/**
+ * Printable-ASCII records always take the byte path, and `put` writes from offset 0 exactly the
+ * line `line` builds for them.
+ */
+function expectAsciiFastPath<Record>(
+  records: fc.Arbitrary<Record>,
+  put: (target: LineTarget, spanId: string, record: Record) => number,
+  line: (spanId: string, record: Record) => string,
+): void {
+  fc.assert(
+    fc.property(asciiLabel, records, (spanId, record) => {
+      const bytes = freshBuffer();
+      const end = put(on(bytes), spanId, record);
+      expect(end).toBeGreaterThan(0);
+      expect(bytes.toString("latin1", 0, end)).toBe(line(spanId, record));
+    }),
+  );
+}
+
 describe("putOpLine", () => {
   it("writes the schema encoder's bytes or bails out, for any strings and u64 values", () => {
     fc.assert(
@@ -111,39 +130,27 @@ describe("putOpLine", () => {
   });
 
   it("takes the fast path for printable-ASCII records", () => {
-    fc.assert(
-      fc.property(asciiLabel, opRecord(asciiLabel), (spanId, record) => {
-        const bytes = freshBuffer();
-        const end = recordLines.putOpLine(on(bytes), 0, spanId, record, false, () => 7);
-        expect(end).toBeGreaterThan(0);
-        expect(bytes.toString("latin1", 0, end)).toBe(expectedOp(spanId, record, 7));
-      }),
+    expectAsciiFastPath(
+      opRecord(asciiLabel),
+      (target, spanId, record) => recordLines.putOpLine(target, 0, spanId, record, false, () => 7),
+      (spanId, record) => expectedOp(spanId, record, 7),
     );
   });
 
   it("bails out on values needing escapes, non-ASCII, lone surrogates and invalid values", () => {
     const valid: OpRecord = { opName: "matmul", shape: [2, 3], dtype: "f32", device: "cpu", durationNs: 5 };
     const bytes = freshBuffer();
-    expect(recordLines.putOpLine(on(bytes), 0, "s2", valid, false, () => 1)).toBeGreaterThan(0);
+    // Any value: the byte path sees what a JavaScript caller may pass, whatever its type.
+    const put = (record: unknown, spanId = "s2") =>
+      recordLines.putOpLine(on(bytes), 0, spanId, record as OpRecord, false, () => 1);
+    expect(put(valid)).toBeGreaterThan(0);
     for (const bad of ['a"b', "a\\b", "\n", "\u0000", "é", "\u2028", "x\ud800", "😀", 5, undefined, null]) {
       for (const field of ["opName", "dtype", "device", "output"] as const) {
         if (field === "output" && bad === undefined) continue;
-        expect(
-          recordLines.putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1),
-        ).toBe(-1);
+        expect(put({ ...valid, [field]: bad })).toBe(-1);
       }
-      expect(
-        recordLines.putOpLine(
-          on(bytes),
-          0,
-          "s2",
-          { ...valid, inputs: ["x", bad] } as OpRecord,
-          false,
-          () => 1,
-        ),
-      ).toBe(-1);
-      if (typeof bad === "string")
-        expect(recordLines.putOpLine(on(bytes), 0, bad, valid, false, () => 1)).toBe(-1);
+      expect(put({ ...valid, inputs: ["x", bad] })).toBe(-1);
+      if (typeof bad === "string") expect(put(valid, bad)).toBe(-1);
     }
     fc.assert(
       fc.property(
@@ -151,47 +158,14 @@ describe("putOpLine", () => {
         fc.constantFrom("durationNs", "timestampNs", "storageBytes", "inputStorageBytes"),
         (bad, field) => {
           if (Object.is(bad, -0)) return; // -0 is a valid 0 for the string path as well
-          expect(
-            recordLines.putOpLine(on(bytes), 0, "s2", { ...valid, [field]: bad } as OpRecord, false, () => 1),
-          ).toBe(-1);
-          expect(
-            recordLines.putOpLine(
-              on(bytes),
-              0,
-              "s2",
-              { ...valid, shape: [1, bad] } as OpRecord,
-              false,
-              () => 1,
-            ),
-          ).toBe(-1);
+          expect(put({ ...valid, [field]: bad })).toBe(-1);
+          expect(put({ ...valid, shape: [1, bad] })).toBe(-1);
         },
       ),
     );
-    for (const record of [null, undefined, 5, "op"]) {
-      expect(recordLines.putOpLine(on(bytes), 0, "s2", record as unknown as OpRecord, false, () => 1)).toBe(
-        -1,
-      );
-    }
-    expect(
-      recordLines.putOpLine(
-        on(bytes),
-        0,
-        "s2",
-        { ...valid, shape: "2x3" } as unknown as OpRecord,
-        false,
-        () => 1,
-      ),
-    ).toBe(-1);
-    expect(
-      recordLines.putOpLine(
-        on(bytes),
-        0,
-        "s2",
-        { ...valid, inputs: "x" } as unknown as OpRecord,
-        false,
-        () => 1,
-      ),
-    ).toBe(-1);
+    for (const record of [null, undefined, 5, "op"]) expect(put(record)).toBe(-1);
+    expect(put({ ...valid, shape: "2x3" })).toBe(-1);
+    expect(put({ ...valid, inputs: "x" })).toBe(-1);
     // A clock reading that is not a safe non-negative integer goes to the string path.
     for (const reading of [1.5, -1, Number.NaN]) {
       expect(recordLines.putOpLine(on(bytes), 0, "s2", valid, false, () => reading)).toBe(-1);
@@ -352,14 +326,10 @@ describe("putTensorLine", () => {
   });
 
   it("takes the fast path for printable-ASCII records and bails out on invalid values", () => {
-    fc.assert(
-      fc.property(asciiLabel, tensorRecord(asciiLabel), (spanId, record) => {
-        const bytes = freshBuffer();
-        const end = recordLines.putTensorLine(on(bytes), 0, spanId, record);
-        expect(bytes.toString("latin1", 0, end)).toBe(
-          recordLines.tensorLine(encodeJsonString(spanId), record),
-        );
-      }),
+    expectAsciiFastPath(
+      tensorRecord(asciiLabel),
+      (target, spanId, record) => recordLines.putTensorLine(target, 0, spanId, record),
+      (spanId, record) => recordLines.tensorLine(encodeJsonString(spanId), record),
     );
     const valid: TensorRecord = { tensorId: "t1", shape: [2, 3], dtype: "f32", device: "cpu" };
     const bytes = freshBuffer();
@@ -422,14 +392,10 @@ describe("putMemoryLine", () => {
   });
 
   it("takes the fast path for printable-ASCII records", () => {
-    fc.assert(
-      fc.property(asciiLabel, memoryRecord(asciiLabel), (spanId, record) => {
-        const bytes = freshBuffer();
-        const end = recordLines.putMemoryLine(on(bytes), 0, spanId, record, "free", () => 5);
-        expect(bytes.toString("latin1", 0, end)).toBe(
-          recordLines.memoryLine(encodeJsonString(spanId), record, "free", () => 5),
-        );
-      }),
+    expectAsciiFastPath(
+      memoryRecord(asciiLabel),
+      (target, spanId, record) => recordLines.putMemoryLine(target, 0, spanId, record, "free", () => 5),
+      (spanId, record) => recordLines.memoryLine(encodeJsonString(spanId), record, "free", () => 5),
     );
   });
 
@@ -466,15 +432,9 @@ describe("putMemoryLine", () => {
       { shape: [1.5] },
     ];
     for (const change of bad) {
+      const record = { ...valid, ...change } as MemoryRecord;
       expect(
-        recordLines.putMemoryLine(
-          on(bytes),
-          0,
-          "s2",
-          { ...valid, ...change } as MemoryRecord,
-          "alloc",
-          () => 1,
-        ),
+        recordLines.putMemoryLine(on(bytes), 0, "s2", record, "alloc", () => 1),
         JSON.stringify(change),
       ).toBe(-1);
     }
