@@ -37,9 +37,21 @@ export interface PageHelpers {
   formatSignedDuration: (nanoseconds: ExactNumber) => string;
   formatSignedBytes: (value: ExactNumber) => string;
   table: <Row>(columns: Array<TableColumn<Row>>, rows: Row[], options: TableOptions) => HTMLElement;
+  textColumn: <Row>(label: string, pick: (row: Row) => string) => TableColumn<Row>;
+  numberColumn: <Row>(
+    label: string,
+    pick: (row: Row) => ExactNumber,
+    format: (value: ExactNumber) => string,
+  ) => TableColumn<Row>;
   cssColor: (name: string) => string;
   note: (text: string) => HTMLElement;
-  partNote: (shown: number, total: number, text: string) => HTMLElement | undefined;
+  partNote: (
+    into: Array<Node | string>,
+    shown: number,
+    total: number,
+    text: string,
+  ) => HTMLElement | undefined;
+  tile: (label: string, value: string, detail: string, testId: string) => HTMLElement;
   section: (title: string, children: Array<Node | string>) => HTMLElement;
 }
 
@@ -213,6 +225,25 @@ export function createPageHelpers(): PageHelpers {
     return wrapper;
   }
 
+  /** A text column sorted by the text it shows. */
+  function textColumn<Row>(label: string, pick: (row: Row) => string): TableColumn<Row> {
+    return { label, text: pick, sortKey: pick };
+  }
+
+  /** A right-aligned column of one exact number: shown through `format`, sorted by the number. */
+  function numberColumn<Row>(
+    label: string,
+    pick: (row: Row) => ExactNumber,
+    format: (value: ExactNumber) => string,
+  ): TableColumn<Row> {
+    return {
+      label,
+      text: (row) => format(pick(row)),
+      sortKey: (row) => toNumber(pick(row)),
+      numeric: true,
+    };
+  }
+
   function cssColor(name: string): string {
     return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
   }
@@ -222,12 +253,30 @@ export function createPageHelpers(): PageHelpers {
   }
 
   /**
-   * The note for a list the report cut or sampled: `{shown}` and `{total}` in the text become the
-   * grouped counts. None when the whole list is shown.
+   * The note for a list the report cut or sampled, appended to `into` and returned: `{shown}` and
+   * `{total}` in the text become the grouped counts. None when the whole list is shown.
    */
-  function partNote(shown: number, total: number, text: string): HTMLElement | undefined {
+  function partNote(
+    into: Array<Node | string>,
+    shown: number,
+    total: number,
+    text: string,
+  ): HTMLElement | undefined {
     if (shown >= total) return undefined;
-    return note(text.split("{shown}").join(groupDigits(shown)).split("{total}").join(groupDigits(total)));
+    const cut = note(
+      text.split("{shown}").join(groupDigits(shown)).split("{total}").join(groupDigits(total)),
+    );
+    into.push(cut);
+    return cut;
+  }
+
+  /** A headline figure: a label, the value, and a line of detail beneath. */
+  function tile(label: string, value: string, detail: string, testId: string): HTMLElement {
+    return element("div", { class: "tile", "data-testid": testId }, [
+      element("div", { class: "tile-label" }, [label]),
+      element("div", { class: "tile-value" }, [value]),
+      element("div", { class: "tile-detail" }, [detail]),
+    ]);
   }
 
   function section(title: string, children: Array<Node | string>): HTMLElement {
@@ -245,9 +294,12 @@ export function createPageHelpers(): PageHelpers {
     formatSignedDuration,
     formatSignedBytes,
     table,
+    textColumn,
+    numberColumn,
     cssColor,
     note,
     partNote,
+    tile,
     section,
   };
 }

@@ -3,20 +3,13 @@ import type { GradientChangeRow, PathDeltaRow, ReportPayload } from "../report-p
 import type { PageHelpers } from "./page-helpers.js";
 
 export function renderComparison(container: HTMLElement, payload: ReportPayload, helpers: PageHelpers): void {
-  const { element } = helpers;
+  const { element, tile } = helpers;
   const comparison = payload.comparison;
   if (!comparison) return;
   const baselineLabel = payload.baseline?.label ?? "baseline";
 
   function percent(value: number | undefined): string {
     return value === undefined ? "" : " (" + (value > 0 ? "+" : "") + value.toFixed(1) + "%)";
-  }
-  function tile(label: string, value: string, detail: string, testId: string): HTMLElement {
-    return element("div", { class: "tile", "data-testid": testId }, [
-      element("div", { class: "tile-label" }, [label]),
-      element("div", { class: "tile-value" }, [value]),
-      element("div", { class: "tile-detail" }, [detail]),
-    ]);
   }
 
   const verdict = comparison.comparable
@@ -56,19 +49,9 @@ export function renderComparison(container: HTMLElement, payload: ReportPayload,
 
   const paths = helpers.table<PathDeltaRow>(
     [
-      { label: "Path", text: (row) => row.path, sortKey: (row) => row.path },
-      {
-        label: "Baseline",
-        text: (row) => helpers.formatDuration(row.baseline_ns),
-        sortKey: (row) => helpers.toNumber(row.baseline_ns),
-        numeric: true,
-      },
-      {
-        label: "Candidate",
-        text: (row) => helpers.formatDuration(row.candidate_ns),
-        sortKey: (row) => helpers.toNumber(row.candidate_ns),
-        numeric: true,
-      },
+      helpers.textColumn("Path", (row) => row.path),
+      helpers.numberColumn("Baseline", (row) => row.baseline_ns, helpers.formatDuration),
+      helpers.numberColumn("Candidate", (row) => row.candidate_ns, helpers.formatDuration),
       {
         label: "Delta",
         text: (row) => helpers.formatSignedDuration(row.delta_ns) + percent(row.delta_percent),
@@ -89,7 +72,7 @@ export function renderComparison(container: HTMLElement, payload: ReportPayload,
 
   const changes = helpers.table<GradientChangeRow>(
     [
-      { label: "Parameter", text: (row) => row.key, sortKey: (row) => row.key },
+      helpers.textColumn("Parameter", (row) => row.key),
       { label: "Baseline", text: (row) => row.baseline },
       { label: "Candidate", text: (row) => row.candidate },
     ],

@@ -18,20 +18,16 @@ export function renderGradients(container: HTMLElement, payload: ReportPayload, 
         " require attention.",
     ]),
   );
-  const cut = helpers.partNote(
+  helpers.partNote(
+    children,
     gradients.rows.length,
     gradients.rows_total,
     "Listing {shown} of {total} gradients: every problem first, then present ones by norm.",
   );
-  if (cut !== undefined) children.push(cut);
   const severity: Record<string, number> = { non_finite: 0, missing: 1, zero: 2, present: 3 };
   const table = helpers.table<GradientRow>(
     [
-      {
-        label: "Parameter",
-        text: (row) => row.root + "/" + row.key,
-        sortKey: (row) => row.root + "/" + row.key,
-      },
+      helpers.textColumn("Parameter", (row) => row.root + "/" + row.key),
       {
         label: "State",
         text: (row) => row.state,

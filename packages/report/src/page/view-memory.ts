@@ -198,14 +198,12 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
       });
       holder.replaceChildren(root);
       const note = helpers.partNote(
+        notes,
         series.points.length,
         series.points_total,
         "Downsampled to {shown} of {total} points; each kept point is the highest in its interval, so peaks stay visible.",
       );
-      if (note !== undefined) {
-        notes.push(note);
-        holder.before(note);
-      }
+      if (note !== undefined) holder.before(note);
     }
 
     picker.addEventListener("change", drawSeries);
@@ -221,15 +219,10 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
 
   const allocations = helpers.table<LiveAllocationRow>(
     [
-      { label: "Tensor", text: (row) => row.tensor_id, sortKey: (row) => row.tensor_id },
-      { label: "Device", text: (row) => row.device, sortKey: (row) => row.device },
-      { label: "Category", text: (row) => row.category, sortKey: (row) => row.category },
-      {
-        label: "Bytes",
-        text: (row) => helpers.groupDigits(row.bytes),
-        sortKey: (row) => helpers.toNumber(row.bytes),
-        numeric: true,
-      },
+      helpers.textColumn("Tensor", (row) => row.tensor_id),
+      helpers.textColumn("Device", (row) => row.device),
+      helpers.textColumn("Category", (row) => row.category),
+      helpers.numberColumn("Bytes", (row) => row.bytes, helpers.groupDigits),
       { label: "Op", text: (row) => row.op_name ?? "" },
       { label: "Span", text: (row) => row.span ?? "" },
     ],
@@ -238,12 +231,12 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
   );
   allocations.setAttribute("data-testid", "peak-allocations");
   const allocationChildren: Array<Node | string> = [];
-  const allocationsCut = helpers.partNote(
+  helpers.partNote(
+    allocationChildren,
     memory.peak_allocations.length,
     memory.peak_allocations_total,
     "The {shown} largest of {total} live allocations.",
   );
-  if (allocationsCut !== undefined) allocationChildren.push(allocationsCut);
   allocationChildren.push(
     memory.peak_allocations_total > 0 ? allocations : helpers.note("Nothing was live at the peak."),
   );
@@ -252,7 +245,7 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
   if (memory.by_device.length > 0) {
     const devices = helpers.table<DeviceSummaryRow>(
       [
-        { label: "Device", text: (row) => row.device, sortKey: (row) => row.device },
+        helpers.textColumn("Device", (row) => row.device),
         { label: "Peak", text: (row) => helpers.formatBytes(row.peak_bytes), numeric: true },
         { label: "Capacity", text: (row) => helpers.formatBytes(row.capacity_bytes), numeric: true },
         { label: "Allocs", text: (row) => helpers.groupDigits(row.alloc_count), numeric: true },
@@ -309,12 +302,12 @@ export function renderMemory(container: HTMLElement, payload: ReportPayload, hel
       }
     }
     deviceChildren.push(element("h3", {}, [series.device]), legend, root);
-    const sampled = helpers.partNote(
+    helpers.partNote(
+      deviceChildren,
       series.points.length,
       series.points_total,
       "Sampled {shown} of {total} checkpoints.",
     );
-    if (sampled !== undefined) deviceChildren.push(sampled);
   }
   container.append(helpers.section("Device memory", deviceChildren));
 }

@@ -17,18 +17,12 @@ export function renderOperators(container: HTMLElement, payload: ReportPayload, 
         " in total. Percentiles are exact (nearest rank over every call). Hover a name for its shapes and dtypes.",
     ),
   );
-  const cut = helpers.partNote(
+  helpers.partNote(
+    children,
     operators.rows.length,
     operators.rows_total,
     "Showing the {shown} costliest operators of {total}.",
   );
-  if (cut !== undefined) children.push(cut);
-  const duration = (pick: (row: OperatorRow) => OperatorRow["total_ns"], label: string) => ({
-    label,
-    text: (row: OperatorRow) => helpers.formatDuration(pick(row)),
-    sortKey: (row: OperatorRow) => helpers.toNumber(pick(row)),
-    numeric: true,
-  });
   const table = helpers.table<OperatorRow>(
     [
       {
@@ -44,36 +38,21 @@ export function renderOperators(container: HTMLElement, payload: ReportPayload, 
           "\ndevices: " +
           row.devices.join(", "),
       },
-      {
-        label: "Calls",
-        text: (row) => helpers.groupDigits(row.calls),
-        sortKey: (row) => row.calls,
-        numeric: true,
-      },
-      duration((row) => row.total_ns, "Total"),
-      duration((row) => row.mean_ns, "Mean"),
-      duration((row) => row.min_ns, "Min"),
-      duration((row) => row.p50_ns, "p50"),
-      duration((row) => row.p95_ns, "p95"),
-      duration((row) => row.max_ns, "Max"),
+      helpers.numberColumn("Calls", (row) => row.calls, helpers.groupDigits),
+      helpers.numberColumn("Total", (row) => row.total_ns, helpers.formatDuration),
+      helpers.numberColumn("Mean", (row) => row.mean_ns, helpers.formatDuration),
+      helpers.numberColumn("Min", (row) => row.min_ns, helpers.formatDuration),
+      helpers.numberColumn("p50", (row) => row.p50_ns, helpers.formatDuration),
+      helpers.numberColumn("p95", (row) => row.p95_ns, helpers.formatDuration),
+      helpers.numberColumn("Max", (row) => row.max_ns, helpers.formatDuration),
       {
         label: "% of measured",
         text: (row) => (row.share === null ? "–" : (row.share * 100).toFixed(1) + "%"),
         sortKey: (row) => row.share ?? -1,
         numeric: true,
       },
-      {
-        label: "Output",
-        text: (row) => helpers.formatBytes(row.output_bytes),
-        sortKey: (row) => helpers.toNumber(row.output_bytes),
-        numeric: true,
-      },
-      {
-        label: "Inputs",
-        text: (row) => helpers.formatBytes(row.input_bytes),
-        sortKey: (row) => helpers.toNumber(row.input_bytes),
-        numeric: true,
-      },
+      helpers.numberColumn("Output", (row) => row.output_bytes, helpers.formatBytes),
+      helpers.numberColumn("Inputs", (row) => row.input_bytes, helpers.formatBytes),
     ],
     operators.rows,
     {

@@ -1,29 +1,28 @@
 // Runs in the report page (inlined through its source text): provenance, health, totals, findings.
+import type { ExactNumber } from "../exact-number.js";
 import type { ReportPayload } from "../report-payload.js";
 import type { PageHelpers } from "./page-helpers.js";
 
 export function renderOverview(container: HTMLElement, payload: ReportPayload, helpers: PageHelpers): void {
-  const { element } = helpers;
+  const { element, tile } = helpers;
   const trace = payload.candidate;
   const run = trace.run;
 
-  function tile(label: string, value: string, detail: string, testId: string): HTMLElement {
-    return element("div", { class: "tile", "data-testid": testId }, [
-      element("div", { class: "tile-label" }, [label]),
-      element("div", { class: "tile-value" }, [value]),
-      element("div", { class: "tile-detail" }, [detail]),
-    ]);
+  /** A tile of one quantity: readable in the value, exact (grouped digits and unit) beneath. */
+  function exactTile(
+    label: string,
+    value: ExactNumber,
+    format: (value: ExactNumber) => string,
+    unit: string,
+    testId: string,
+  ): HTMLElement {
+    return tile(label, format(value), helpers.groupDigits(value) + " " + unit, testId);
   }
 
   const summary = trace.summary;
   container.append(
     element("div", { class: "tiles" }, [
-      tile(
-        "Measured total",
-        helpers.formatDuration(summary.total_ns),
-        helpers.groupDigits(summary.total_ns) + " ns",
-        "measured-total",
-      ),
+      exactTile("Measured total", summary.total_ns, helpers.formatDuration, "ns", "measured-total"),
       tile(
         "Spans",
         helpers.groupDigits(summary.span_count),
@@ -33,12 +32,7 @@ export function renderOverview(container: HTMLElement, payload: ReportPayload, h
         "span-count",
       ),
       tile("Ops", helpers.groupDigits(summary.op_count), "timed operations", "op-count"),
-      tile(
-        "Peak memory",
-        helpers.formatBytes(summary.peak_bytes),
-        helpers.groupDigits(summary.peak_bytes) + " bytes",
-        "peak-bytes",
-      ),
+      exactTile("Peak memory", summary.peak_bytes, helpers.formatBytes, "bytes", "peak-bytes"),
       tile(
         "Allocations",
         helpers.groupDigits(summary.alloc_count),

@@ -5,53 +5,28 @@ import type { PageHelpers } from "./page-helpers.js";
 export function renderSpanCosts(container: HTMLElement, payload: ReportPayload, helpers: PageHelpers): void {
   const costs = payload.candidate.spanCosts;
   const children: Array<Node | string> = [];
-  const cut = helpers.partNote(
+  helpers.partNote(
+    children,
     costs.rows.length,
     costs.rows_total,
     "Showing the {shown} most expensive paths of {total}.",
   );
-  if (cut !== undefined) children.push(cut);
   children.push(
     helpers.note("Spans that share a path are added together; self time is total minus direct children."),
   );
   const table = helpers.table<SpanCostRow>(
     [
-      { label: "Path", text: (row) => row.path, sortKey: (row) => row.path },
+      helpers.textColumn("Path", (row) => row.path),
       {
         label: "Kind",
         text: (row) => row.kind + (row.step ? " · " + row.step : ""),
         sortKey: (row) => row.kind,
       },
-      {
-        label: "Spans",
-        text: (row) => helpers.groupDigits(row.spans),
-        sortKey: (row) => row.spans,
-        numeric: true,
-      },
-      {
-        label: "Total",
-        text: (row) => helpers.formatDuration(row.total_ns),
-        sortKey: (row) => helpers.toNumber(row.total_ns),
-        numeric: true,
-      },
-      {
-        label: "Self",
-        text: (row) => helpers.formatDuration(row.self_ns),
-        sortKey: (row) => helpers.toNumber(row.self_ns),
-        numeric: true,
-      },
-      {
-        label: "Ops",
-        text: (row) => helpers.groupDigits(row.op_count),
-        sortKey: (row) => helpers.toNumber(row.op_count),
-        numeric: true,
-      },
-      {
-        label: "Op bytes",
-        text: (row) => helpers.formatBytes(row.op_bytes),
-        sortKey: (row) => helpers.toNumber(row.op_bytes),
-        numeric: true,
-      },
+      helpers.numberColumn("Spans", (row) => row.spans, helpers.groupDigits),
+      helpers.numberColumn("Total", (row) => row.total_ns, helpers.formatDuration),
+      helpers.numberColumn("Self", (row) => row.self_ns, helpers.formatDuration),
+      helpers.numberColumn("Ops", (row) => row.op_count, helpers.groupDigits),
+      helpers.numberColumn("Op bytes", (row) => row.op_bytes, helpers.formatBytes),
     ],
     costs.rows,
     {

@@ -42,12 +42,12 @@ export function renderTimeline(container: HTMLElement, payload: ReportPayload, h
   let selected = -1;
 
   const notes: HTMLElement[] = [];
-  const spansCut = helpers.partNote(
+  helpers.partNote(
+    notes,
     timeline.spans.length,
     timeline.spans_total,
     "Showing {shown} of {total} spans: the upper levels of the tree in full, then the longest spans of the next level.",
   );
-  if (spansCut !== undefined) notes.push(spansCut);
   if (timeline.ops_aggregated) {
     notes.push(
       helpers.note(
