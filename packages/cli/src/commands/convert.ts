@@ -5,12 +5,13 @@ import { escapeControl } from "../format/escape-control.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, stringOption } from "../parse-command-args.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
+import { outputFileOption, traceArgument } from "../shared-specs.js";
 import { streamTrace } from "../trace-input.js";
 
 export const convertCommand: Command = {
   name: "convert",
   summary: "convert a trace to Chrome trace-event JSON for ui.perfetto.dev / chrome://tracing",
-  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  arguments: [traceArgument],
   options: {
     to: {
       type: "string",
@@ -18,12 +19,7 @@ export const convertCommand: Command = {
       description:
         "output format: perfetto (default; Chrome trace-event JSON for Perfetto and chrome://tracing)",
     },
-    output: {
-      type: "string",
-      short: "o",
-      valueName: "FILE",
-      description: "where to write (required); a regular file is replaced atomically, - is stdout",
-    },
+    output: outputFileOption("the trace-event JSON"),
   },
   help: `
 The trace is streamed: memory use does not grow with the file size. Spans become nested slices

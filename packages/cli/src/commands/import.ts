@@ -5,6 +5,7 @@ import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
+import { outputFileOption } from "../shared-specs.js";
 
 const SOURCES = ["onnxruntime"] as const;
 
@@ -20,12 +21,7 @@ export const importCommand: Command = {
       valueName: "FORMAT",
       description: "the profile's format: onnxruntime (required)",
     },
-    output: {
-      type: "string",
-      short: "o",
-      valueName: "FILE",
-      description: "where to write the trace (required); a regular file is replaced atomically, - is stdout",
-    },
+    output: outputFileOption("the trace"),
     run: {
       type: "string",
       valueName: "N",

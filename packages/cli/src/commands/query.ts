@@ -9,6 +9,7 @@ import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
+import { jsonOption, traceArgument } from "../shared-specs.js";
 import { asCliError, streamQuery } from "../trace-input.js";
 import { renderHealth } from "../views/render-health.js";
 import { renderOperators } from "../views/render-operators.js";
@@ -35,7 +36,7 @@ export function groupByOption(command: string, text: string | undefined): Operat
 export const queryCommand: Command = {
   name: "query",
   summary: "one focused view: slowest, heaviest, memory, efficiency, spans, tensors, gradients or ops",
-  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  arguments: [traceArgument],
   options: {
     kind: { type: "string", valueName: "K", description: `required: ${KINDS.join(", ")}` },
     "group-by": {
@@ -44,10 +45,7 @@ export const queryCommand: Command = {
       description: `with --kind ops: also split rows by ${OPERATOR_GROUP_FIELDS.join(", ")} (comma-separated)`,
     },
     limit: { type: "string", valueName: "N", description: "rows for the ranked kinds (default 50)" },
-    json: {
-      type: "boolean",
-      description: '{"health": ..., "result": ...}; u64 values above 2^53 are exact JSON integers',
-    },
+    json: jsonOption('{"health": ..., "result": ...}'),
   },
   help: `Kinds:
   slowest     spans and ops by self time, with the measured total

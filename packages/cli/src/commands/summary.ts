@@ -3,6 +3,7 @@ import { ExitCode } from "../exit-codes.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, positiveIntegerOption } from "../parse-command-args.js";
+import { jsonOption, traceArgument } from "../shared-specs.js";
 import { streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 import { renderSummary } from "../views/render-summary.js";
 import { SummaryEvidence, summaryViewFromStream } from "../views/summary-view.js";
@@ -10,13 +11,9 @@ import { SummaryEvidence, summaryViewFromStream } from "../views/summary-view.js
 export const summaryCommand: Command = {
   name: "summary",
   summary: "provenance, health, measured time, top spans and ops, memory, device memory and gradients",
-  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  arguments: [traceArgument],
   options: {
-    json: {
-      type: "boolean",
-      description:
-        'machine-readable output (schema "cg-trace/summary/1"); u64 values above 2^53 are exact JSON integers',
-    },
+    json: jsonOption('machine-readable output (schema "cg-trace/summary/1")'),
     limit: {
       type: "string",
       valueName: "N",

@@ -4,12 +4,13 @@ import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption } from "../parse-command-args.js";
+import { traceArgument } from "../shared-specs.js";
 import { formatParseError, streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 
 export const validateCommand: Command = {
   name: "validate",
   summary: "check that a trace parses and is structurally trusted; diagnostics as file:line: code: message",
-  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  arguments: [traceArgument],
   options: {
     lenient: {
       type: "boolean",

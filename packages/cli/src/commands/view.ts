@@ -8,20 +8,15 @@ import { escapeControl } from "../format/escape-control.js";
 import { formatBytesShort } from "../format/units.js";
 import { writeOutput } from "../output-target.js";
 import { stringOption } from "../parse-command-args.js";
+import { outputFileOption, traceArgument } from "../shared-specs.js";
 import { asCliError, rereadableTrace } from "../trace-input.js";
 
 export const viewCommand: Command = {
   name: "view",
   summary: "write a self-contained offline HTML report of a trace (timeline, span costs, memory, gradients)",
-  arguments: [{ name: "trace", description: "the trace file (.jsonl)" }],
+  arguments: [traceArgument],
   options: {
-    output: {
-      type: "string",
-      short: "o",
-      valueName: "FILE",
-      description:
-        "where to write the HTML report (required); a regular file is replaced atomically, - is stdout",
-    },
+    output: outputFileOption("the HTML report"),
     baseline: {
       type: "string",
       valueName: "TRACE",
