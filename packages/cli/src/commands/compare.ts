@@ -10,9 +10,10 @@ import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle, type Style } from "../format/style.js";
-import { renderFacts, renderTable } from "../format/table.js";
+import { renderColumns, renderFacts } from "../format/table.js";
 import { formatDuration, formatPercent, formatSignedBytes, formatSignedDuration } from "../format/units.js";
 import { booleanOption, stringOption } from "../parse-command-args.js";
+import { jsonOption } from "../shared-specs.js";
 import { streamComparison } from "../trace-input.js";
 import { groupByOption } from "./query.js";
 
@@ -44,21 +45,15 @@ export function renderComparison(comparison: Comparison, style: Style): string {
   if (comparison.span_deltas.length > 0) {
     out.push(`\n${style.bold("Span deltas")} (measured subtree, by path, largest first)\n`);
     out.push(
-      renderTable(
+      renderColumns(
         [
-          { header: "path" },
-          { header: "baseline", align: "right" },
-          { header: "candidate", align: "right" },
-          { header: "delta", align: "right" },
-          { header: "%", align: "right" },
+          { header: "path", cell: (delta) => delta.path },
+          { header: "baseline", align: "right", cell: (delta) => formatDuration(delta.baseline_ns) },
+          { header: "candidate", align: "right", cell: (delta) => formatDuration(delta.candidate_ns) },
+          { header: "delta", align: "right", cell: (delta) => formatSignedDuration(big(delta.delta_ns)) },
+          { header: "%", align: "right", cell: (delta) => formatPercent(delta.delta_percent) },
         ],
-        comparison.span_deltas.map((delta) => [
-          delta.path,
-          formatDuration(delta.baseline_ns),
-          formatDuration(delta.candidate_ns),
-          formatSignedDuration(big(delta.delta_ns)),
-          formatPercent(delta.delta_percent),
-        ]),
+        comparison.span_deltas,
       ),
     );
   }
@@ -75,29 +70,37 @@ export function renderComparison(comparison: Comparison, style: Style): string {
     if (changes.length > 0) out.push(`  ${escapeControl(changes.join("; "))}\n`);
     const duration = (value: number | bigint): string => formatSignedDuration(BigInt(value));
     out.push(
-      renderTable(
+      renderColumns(
         [
-          { header: "op" },
-          { header: "calls", align: "right" },
-          { header: "Δ calls", align: "right" },
-          { header: "total", align: "right" },
-          { header: "Δ total", align: "right" },
-          { header: "%", align: "right" },
-          { header: "mean", align: "right" },
-          { header: "Δ mean", align: "right" },
+          {
+            header: "op",
+            cell: (delta) =>
+              delta.status === "both"
+                ? operatorLabel(delta, operators.group_by)
+                : `${operatorLabel(delta, operators.group_by)} (${delta.status})`,
+          },
+          {
+            header: "calls",
+            align: "right",
+            cell: (delta) => `${delta.baseline_calls} → ${delta.candidate_calls}`,
+          },
+          {
+            header: "Δ calls",
+            align: "right",
+            cell: (delta) => `${delta.calls_delta > 0 ? "+" : ""}${delta.calls_delta}`,
+          },
+          {
+            header: "total",
+            align: "right",
+            cell: (delta) =>
+              `${formatDuration(delta.baseline_total_ns)} → ${formatDuration(delta.candidate_total_ns)}`,
+          },
+          { header: "Δ total", align: "right", cell: (delta) => duration(delta.total_delta_ns) },
+          { header: "%", align: "right", cell: (delta) => formatPercent(delta.total_delta_percent) },
+          { header: "mean", align: "right", cell: (delta) => formatDuration(delta.candidate_mean_ns) },
+          { header: "Δ mean", align: "right", cell: (delta) => duration(delta.mean_delta_ns) },
         ],
-        operators.deltas.map((delta) => [
-          delta.status === "both"
-            ? operatorLabel(delta, operators.group_by)
-            : `${operatorLabel(delta, operators.group_by)} (${delta.status})`,
-          `${delta.baseline_calls} → ${delta.candidate_calls}`,
-          `${delta.calls_delta > 0 ? "+" : ""}${delta.calls_delta}`,
-          `${formatDuration(delta.baseline_total_ns)} → ${formatDuration(delta.candidate_total_ns)}`,
-          duration(delta.total_delta_ns),
-          formatPercent(delta.total_delta_percent),
-          formatDuration(delta.candidate_mean_ns),
-          duration(delta.mean_delta_ns),
-        ]),
+        operators.deltas,
       ),
     );
   }
@@ -108,13 +111,13 @@ export function renderComparison(comparison: Comparison, style: Style): string {
         ? "(absent)"
         : `${value.state}${value.norm === undefined ? "" : ` ${value.norm.toPrecision(6)}`}`;
     out.push(
-      renderTable(
-        [{ header: "parameter" }, { header: "baseline" }, { header: "candidate" }],
-        comparison.gradient_changes.map((change) => [
-          change.key,
-          side(change.baseline),
-          side(change.candidate),
-        ]),
+      renderColumns(
+        [
+          { header: "parameter", cell: (change) => change.key },
+          { header: "baseline", cell: (change) => side(change.baseline) },
+          { header: "candidate", cell: (change) => side(change.candidate) },
+        ],
+        comparison.gradient_changes,
       ),
     );
   }
@@ -135,11 +138,7 @@ export const compareCommand: Command = {
       valueName: "FIELDS",
       description: `operator deltas per op name and ${OPERATOR_GROUP_FIELDS.join(", ")} (comma-separated)`,
     },
-    json: {
-      type: "boolean",
-      description:
-        'the comparison as JSON (schema "candle-graph/comparison/1"); u64 values above 2^53 are exact JSON integers',
-    },
+    json: jsonOption('the comparison as JSON (schema "candle-graph/comparison/1")'),
   },
   help: `Traces are comparable when both are trusted and agree on entrypoint, phase, device, timing
 mode, measured-region sync, warm-up steps and tags (source_revision, source_commit and build_id

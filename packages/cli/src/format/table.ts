@@ -155,6 +155,20 @@ function wrapWords(text: string, width: number, indent: string): string[] {
   return lines.map((part) => indent + truncateToWidth(part, room));
 }
 
+/** A column with the text each row puts in it: the header and its value are declared together. */
+export interface CellColumn<Row> extends Column {
+  cell: (row: Row) => string;
+}
+
+/** `renderTable` of `rows`, each row's cells taken from the columns' `cell`. */
+export function renderColumns<Row>(columns: CellColumn<Row>[], rows: readonly Row[], indent = "  "): string {
+  return renderTable(
+    columns,
+    rows.map((row) => columns.map((column) => column.cell(row))),
+    indent,
+  );
+}
+
 /**
  * A plain text table: header, a rule, and rows; numbers are usually right-aligned. Widths count
  * terminal columns (CJK and emoji take two) and control characters in cells are escaped. On a

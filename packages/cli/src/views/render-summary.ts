@@ -1,7 +1,7 @@
 import { formatU64, MEMORY_CATEGORIES } from "@cg/trace";
 import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
-import { renderFacts, renderTable } from "../format/table.js";
+import { renderColumns, renderFacts } from "../format/table.js";
 import { formatBytes, formatBytesShort, formatDuration } from "../format/units.js";
 import { renderHealth } from "./render-health.js";
 import { renderOperators } from "./render-operators.js";
@@ -47,42 +47,30 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
   if (view.top_spans.length > 0) {
     out.push(`\n${style.bold(`Top spans by self time`)} (top ${Math.min(limit, view.top_spans.length)})\n`);
     out.push(
-      renderTable(
+      renderColumns(
         [
-          { header: "span" },
-          { header: "step" },
-          { header: "self", align: "right" },
-          { header: "total", align: "right" },
-          { header: "ops", align: "right" },
+          { header: "span", cell: (span) => span.name },
+          { header: "step", cell: (span) => span.step ?? "" },
+          { header: "self", align: "right", cell: (span) => formatDuration(span.self_ns) },
+          { header: "total", align: "right", cell: (span) => formatDuration(span.total_ns) },
+          { header: "ops", align: "right", cell: (span) => String(span.op_count) },
         ],
-        view.top_spans.map((span) => [
-          span.name,
-          span.step ?? "",
-          formatDuration(span.self_ns),
-          formatDuration(span.total_ns),
-          String(span.op_count),
-        ]),
+        view.top_spans,
       ),
     );
   }
   if (view.top_ops.length > 0) {
     out.push(`\n${style.bold("Top ops by time")} (top ${Math.min(limit, view.top_ops.length)})\n`);
     out.push(
-      renderTable(
+      renderColumns(
         [
-          { header: "op" },
-          { header: "span" },
-          { header: "time", align: "right" },
-          { header: "output", align: "right" },
-          { header: "inputs", align: "right" },
+          { header: "op", cell: (op) => op.op_name },
+          { header: "span", cell: (op) => op.span_id },
+          { header: "time", align: "right", cell: (op) => formatDuration(op.self_ns) },
+          { header: "output", align: "right", cell: (op) => formatBytesShort(op.storage_bytes) },
+          { header: "inputs", align: "right", cell: (op) => formatBytesShort(op.input_storage_bytes) },
         ],
-        view.top_ops.map((op) => [
-          op.op_name,
-          op.span_id,
-          formatDuration(op.self_ns),
-          formatBytesShort(op.storage_bytes),
-          formatBytesShort(op.input_storage_bytes),
-        ]),
+        view.top_ops,
       ),
     );
   }
@@ -114,9 +102,16 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
     );
     out.push("  peak by category:\n");
     out.push(
-      renderTable(
-        [{ header: "category" }, { header: "bytes", align: "right" }],
-        categories.map((category) => [category, formatBytesShort(memory.peak_by_category[category]!)]),
+      renderColumns(
+        [
+          { header: "category", cell: (category) => category },
+          {
+            header: "bytes",
+            align: "right",
+            cell: (category) => formatBytesShort(memory.peak_by_category[category]!),
+          },
+        ],
+        categories,
         "    ",
       ),
     );
@@ -124,21 +119,15 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
       const shown = memory.peak_breakdown.slice(0, 5);
       out.push(`  live at the peak (largest ${shown.length} of ${memory.peak_breakdown_total}):\n`);
       out.push(
-        renderTable(
+        renderColumns(
           [
-            { header: "tensor" },
-            { header: "category" },
-            { header: "op" },
-            { header: "span" },
-            { header: "bytes", align: "right" },
+            { header: "tensor", cell: (entry) => entry.tensor_id },
+            { header: "category", cell: (entry) => entry.category },
+            { header: "op", cell: (entry) => entry.op_name ?? "" },
+            { header: "span", cell: (entry) => entry.span_id },
+            { header: "bytes", align: "right", cell: (entry) => formatBytesShort(entry.bytes) },
           ],
-          shown.map((entry) => [
-            entry.tensor_id,
-            entry.category,
-            entry.op_name ?? "",
-            entry.span_id,
-            formatBytesShort(entry.bytes),
-          ]),
+          shown,
           "    ",
         ),
       );
@@ -150,23 +139,24 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
     out.push("  no device-memory checkpoints\n");
   } else {
     out.push(
-      renderTable(
+      renderColumns(
         [
-          { header: "device" },
-          { header: "samples", align: "right" },
-          { header: "used (first)", align: "right" },
-          { header: "used (max)", align: "right" },
-          { header: "free (last)", align: "right" },
-          { header: "capacity", align: "right" },
+          { header: "device", cell: (device) => device.device },
+          { header: "samples", align: "right", cell: (device) => String(device.samples) },
+          {
+            header: "used (first)",
+            align: "right",
+            cell: (device) => formatBytesShort(device.first_used_bytes),
+          },
+          { header: "used (max)", align: "right", cell: (device) => formatBytesShort(device.max_used_bytes) },
+          {
+            header: "free (last)",
+            align: "right",
+            cell: (device) => formatBytesShort(device.last_free_bytes),
+          },
+          { header: "capacity", align: "right", cell: (device) => formatBytesShort(device.capacity_bytes) },
         ],
-        view.device_memory.map((device) => [
-          device.device,
-          String(device.samples),
-          formatBytesShort(device.first_used_bytes),
-          formatBytesShort(device.max_used_bytes),
-          formatBytesShort(device.last_free_bytes),
-          formatBytesShort(device.capacity_bytes),
-        ]),
+        view.device_memory,
       ),
     );
   }
@@ -182,13 +172,16 @@ export function renderSummary(view: SummaryView, style: Style, limit = 10): stri
   if (gradients.count > 0) {
     const shown = gradients.facts.slice(0, limit);
     out.push(
-      renderTable(
-        [{ header: "parameter" }, { header: "state" }, { header: "norm", align: "right" }],
-        shown.map((fact) => [
-          `${fact.root}/${fact.key}`,
-          fact.state === "present" ? fact.state : style.warn(fact.state),
-          formatNorm(fact.norm),
-        ]),
+      renderColumns(
+        [
+          { header: "parameter", cell: (fact) => `${fact.root}/${fact.key}` },
+          {
+            header: "state",
+            cell: (fact) => (fact.state === "present" ? fact.state : style.warn(fact.state)),
+          },
+          { header: "norm", align: "right", cell: (fact) => formatNorm(fact.norm) },
+        ],
+        shown,
       ),
     );
     if (gradients.count > shown.length) out.push(`  … ${gradients.count - shown.length} more (see --json)\n`);
