@@ -99,22 +99,25 @@ function captureMlp(path: string, steps: number, captureStep: number, gpu: boole
  * TensorFlow.js is an optional peer dependency: reading traces never needs it, only this demo.
  * When it is missing the demo says how to get it instead of failing on the import.
  */
-async function importTensorFlow(): Promise<{
+function importTensorFlow(): Promise<{
   tf: typeof import("@tensorflow/tfjs");
   adapter: typeof import("@cg/tfjs");
 }> {
+  return importOptional(
+    async () => ({ tf: await import("@tensorflow/tfjs"), adapter: await import("@cg/tfjs") }),
+    "the tfjs demo needs TensorFlow.js and @cg/tfjs, which are not installed: run " +
+      "`npm install @tensorflow/tfjs@4 @cg/tfjs` beside @cg/cli, or use `cg-trace demo --model mlp`, which needs nothing more",
+  );
+}
+
+/** Loads an optional peer dependency; when it is not installed, a usage error says how to get it. */
+async function importOptional<Loaded>(load: () => Promise<Loaded>, howToInstall: string): Promise<Loaded> {
   try {
-    return { tf: await import("@tensorflow/tfjs"), adapter: await import("@cg/tfjs") };
+    return await load();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
-    throw new CliError({
-      message:
-        "the tfjs demo needs TensorFlow.js and @cg/tfjs, which are not installed: run " +
-        "`npm install @tensorflow/tfjs@4 @cg/tfjs` beside @cg/cli, or use `cg-trace demo --model mlp`, which needs nothing more",
-      exitCode: ExitCode.Usage,
-      cause: error,
-    });
+    throw new CliError({ message: howToInstall, exitCode: ExitCode.Usage, cause: error });
   }
 }
 
@@ -156,20 +159,12 @@ async function captureTfjs(
  * loss, so none is reported; the allocator's figures are the device-memory checkpoints.
  */
 async function captureOnnx(path: string, steps: number): Promise<Captured> {
-  // onnxruntime-node is an optional peer dependency, like TensorFlow.js: say how to get it.
-  try {
-    await import("onnxruntime-node");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
-    throw new CliError({
-      message:
-        "the onnx demo needs onnxruntime-node, which is not installed: run " +
-        "`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node` beside @cg/cli (the variable skips its optional GPU download)",
-      exitCode: ExitCode.Usage,
-      cause: error,
-    });
-  }
+  // onnxruntime-node is an optional peer dependency, like TensorFlow.js.
+  await importOptional(
+    () => import("onnxruntime-node"),
+    "the onnx demo needs onnxruntime-node, which is not installed: run " +
+      "`ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node` beside @cg/cli (the variable skips its optional GPU download)",
+  );
   const { runOnnxruntimeDemo } = await import("@cg/onnxruntime");
   await runOnnxruntimeDemo({ outPath: path, warmup: steps - 1 });
   return {
