@@ -1,7 +1,7 @@
 // Where tests find the shared trace fixtures: `../shared/fixtures/trace6` beside the repository
 // (CI lays out a copy of shared/ there too). Import as `@cg/tooling-vitest`.
-import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -12,3 +12,19 @@ if (!existsSync(fixturesDir)) {
     `trace fixtures not found at ${fixturesDir}: the shared folder must lie beside the repository`,
   );
 }
+
+/** One fixture of `manifest.json`: its file (relative to `fixturesDir`) and what a reader must make of it. */
+export interface FixtureEntry {
+  file: string;
+  expect: string;
+}
+
+/** `manifest.json` of the shared fixtures. */
+export const fixtureManifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+  fixtures: FixtureEntry[];
+};
+
+/** The files (relative to `fixturesDir`) of every fixture a reader accepts: all but the parse errors. */
+export const acceptedFixtures: string[] = fixtureManifest.fixtures
+  .filter((entry) => entry.expect !== "parse_error")
+  .map((entry) => entry.file);

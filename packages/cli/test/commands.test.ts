@@ -1,14 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type ChromeTrace, checkPerfettoRules } from "./perfetto-rules.js";
 import { runInProcess } from "./run-in-process.js";
+import { scratchDirForFile } from "./test-files.js";
 
 const fixture = (name: string): string => relative(process.cwd(), join(fixturesDir, name));
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-commands-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDirForFile("cg-cli-commands-");
 
 describe("cg-trace commands (in process)", () => {
   it("summary prints provenance, health, costs, memory and gradients", async () => {

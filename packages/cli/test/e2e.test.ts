@@ -1,23 +1,14 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fixturesDir } from "@cg/tooling-vitest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { bin, ensureBuilt, packageRoot, repoRoot, runBinary } from "./built-binary.js";
 import { type ChromeTrace, checkPerfettoRules } from "./perfetto-rules.js";
+import { golden, scratchDirForFile } from "./test-files.js";
 
-const golden = join(fixturesDir, "valid/golden-train.jsonl");
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-e2e-"));
+const scratch = scratchDirForFile("cg-cli-e2e-");
 
 /** Compiles the cuda-probe package's fake NVML into `directory`; no C compiler is a failure that says so. */
 function buildFakeNvml(directory: string): string {
@@ -47,7 +38,6 @@ function cgTrace(args: string[], env: Record<string, string> = {}) {
 }
 
 beforeAll(ensureBuilt, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("cg-trace (built binary)", () => {
   it("prints its version and help", () => {

@@ -1,12 +1,12 @@
 // Names inside a trace come from the traced program: control characters in them must not reach the
 // terminal raw, and a huge one must not blow up the HTML report. Through the built binary.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, runBinary } from "./built-binary.js";
+import { scratchDirForFile } from "./test-files.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-names-"));
+const scratch = scratchDirForFile("cg-cli-names-");
 const cgTrace = (args: string[]) => runBinary(args, { cwd: scratch });
 
 const meta = `{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"2025-01-01T00:00:00.000Z","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}`;
@@ -22,7 +22,6 @@ function traceNamed(spanName: string, opName: string): string {
 }
 
 beforeAll(ensureBuilt, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("names from the trace (built binary)", () => {
   // A newline and a cursor-moving, line-clearing sequence: enough to forge a line of output.

@@ -2,15 +2,15 @@
 // sized with stty, so process.stdout.columns is what a user's terminal would report and stderr is
 // a terminal too (progress is shown only then).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import stringWidth from "string-width";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { generateWriterShapedTrace } from "../../../bench/src/support/writer-shaped-trace.js";
 import { bin, ensureBuilt, runBinary } from "./built-binary.js";
+import { scratchDirForFile } from "./test-files.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-narrow-"));
+const scratch = scratchDirForFile("cg-cli-narrow-");
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 const CJK = "自注意力/多头注意力/矩阵乘法";
@@ -56,7 +56,6 @@ beforeAll(() => {
   ensureBuilt();
   writeTrace(join(scratch, "cjk.jsonl"));
 }, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("tables fit the terminal (built binary in a pseudo-terminal)", () => {
   it.runIf(hasScript)(

@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, runBinary } from "./built-binary.js";
 import { type ChromeTrace, checkPerfettoRules } from "./perfetto-rules.js";
+import { scratchDirForFile } from "./test-files.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-onnx-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDirForFile("cg-cli-onnx-");
 beforeAll(ensureBuilt, 300_000);
 
 describe("cg-trace demo --model onnx", () => {

@@ -4,7 +4,6 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -12,15 +11,14 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { generateWriterShapedTrace } from "../../../bench/src/support/writer-shaped-trace.js";
 import { bin, ensureBuilt, runBinary } from "./built-binary.js";
+import { golden, scratchDirForFile } from "./test-files.js";
 
-const golden = join(fixturesDir, "valid/golden-train.jsonl");
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-outputs-"));
+const scratch = scratchDirForFile("cg-cli-outputs-");
 const cgTrace = (args: string[], env: Record<string, string> = {}) => runBinary(args, { cwd: scratch, env });
 
 /** Mounts a tmpfs of `size` on `directory`; false when this process may not mount (not root). */
@@ -31,7 +29,6 @@ function mountTmpfs(directory: string, size: string): boolean {
 }
 
 beforeAll(ensureBuilt, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("cg-trace outputs (built binary)", () => {
   const canMount = mountTmpfs(join(scratch, "probe-mount"), "64k");

@@ -1,16 +1,14 @@
 // `cg-trace sql` and `cg-trace export` in process: tables, machine output, the dataset round trip,
 // and every bad input as one line with exit status 2 (no stack trace).
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runInProcess } from "./run-in-process.js";
+import { golden, scratchDirForFile } from "./test-files.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-sql-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDirForFile("cg-cli-sql-");
 
-const golden = join(fixturesDir, "valid/golden-train.jsonl");
 const traces = join(scratch, "traces");
 mkdirSync(traces);
 copyFileSync(golden, join(traces, "golden.jsonl"));

@@ -1,17 +1,12 @@
 // `cg-trace sql` and `export` through the built binary, as a user runs them: DuckDB loads from the
 // installed package, errors are one line with exit status 2.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fixturesDir } from "@cg/tooling-vitest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, runBinary } from "./built-binary.js";
+import { golden, scratchDirForFile } from "./test-files.js";
 
-const golden = join(fixturesDir, "valid/golden-train.jsonl");
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-sql-e2e-"));
+const scratch = scratchDirForFile("cg-cli-sql-e2e-");
 
 beforeAll(ensureBuilt, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("cg-trace sql / export (built binary)", () => {
   it("exports a dataset and queries it", () => {

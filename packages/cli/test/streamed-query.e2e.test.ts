@@ -2,10 +2,10 @@
 // shared fixture in process, and through the built binary on fixtures and on a generated trace with
 // lists longer than the text view's cap (where the text view cuts and says so, and --json does not).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { fixturesDir } from "@cg/tooling-vitest";
+import { acceptedFixtures, fixturesDir } from "@cg/tooling-vitest";
 import {
   analyzeHealth,
   compareTraces,
@@ -26,21 +26,10 @@ import { renderOperators } from "../src/views/render-operators.js";
 import { renderQuery } from "../src/views/render-query.js";
 import { TEXT_ROWS } from "../src/views/text-rows.js";
 import { bin, ensureBuilt, repoRoot } from "./built-binary.js";
+import { itOnEveryParsedFixture, type ParsedFixture, parsedFixture } from "./parsed-fixtures.js";
 import { runInProcess } from "./run-in-process.js";
 
-const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
-  fixtures: { file: string; expect: string }[];
-};
-const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
 const style = createStyle(false);
-
-async function documentOf(path: string): Promise<TraceDocument | undefined> {
-  try {
-    return await parseTrace(path);
-  } catch {
-    return undefined; // refused fixtures are covered by the parse-error tests
-  }
-}
 
 /** What the whole-document path prints for `query --kind <kind> [--json]`. */
 function documentOutput(
@@ -82,10 +71,7 @@ function runBinary(args: string[]) {
 }
 
 describe("query streams every kind (in process, every fixture)", () => {
-  it.each(accepted.map((entry) => [entry.file] as const))("%s", async (file) => {
-    const path = relative(process.cwd(), join(fixturesDir, file));
-    const document = await documentOf(path);
-    if (document === undefined) return;
+  itOnEveryParsedFixture("%s", async ({ path, document }) => {
     for (const kind of KINDS) {
       for (const json of [true, false]) {
         const args = ["query", path, "--kind", kind, "--limit", "2", ...(json ? ["--json"] : [])];
@@ -125,11 +111,10 @@ describe("past the span budget", () => {
 
 describe("compare streams both traces (in process, every fixture against the next)", () => {
   it("prints the document comparison, by op name and grouped", async () => {
-    const documents: { path: string; document: TraceDocument }[] = [];
-    for (const entry of accepted) {
-      const path = relative(process.cwd(), join(fixturesDir, entry.file));
-      const document = await documentOf(path);
-      if (document !== undefined) documents.push({ path, document });
+    const documents: ParsedFixture[] = [];
+    for (const file of acceptedFixtures) {
+      const fixture = await parsedFixture(file);
+      if (fixture !== undefined) documents.push(fixture);
     }
     expect(documents.length).toBeGreaterThan(5);
     for (let index = 0; index < documents.length; index++) {

@@ -1,16 +1,16 @@
 // `cg-trace view` through the built binary on a generated writer-shaped trace: it streams each trace
 // (twice) instead of parsing it, and the report it writes carries exactly the payload the
 // document-based builder makes of the parsed trace, alone and with a baseline.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildReportPayload, type ReportPayload } from "@cg/report";
 import { parseTrace } from "@cg/trace";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { generateWriterShapedTrace } from "../../../bench/src/support/writer-shaped-trace.js";
 import { ensureBuilt, runBinary } from "./built-binary.js";
+import { scratchDirForFile } from "./test-files.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "cg-cli-view-"));
+const scratch = scratchDirForFile("cg-cli-view-");
 const candidate = join(scratch, "candidate.jsonl");
 const baseline = join(scratch, "baseline.jsonl");
 
@@ -19,7 +19,6 @@ beforeAll(() => {
   generateWriterShapedTrace(candidate, 5 << 20);
   generateWriterShapedTrace(baseline, 2 << 20, "bench::baseline");
 }, 300_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** The payload embedded in a report page. */
 function payloadOf(path: string): ReportPayload {

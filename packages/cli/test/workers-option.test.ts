@@ -1,14 +1,13 @@
 // `--workers N` decodes a large trace on N threads and prints exactly what one thread prints:
 // verdicts, diagnostics with their line numbers, exit codes and every summary figure.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runInProcess } from "./run-in-process.js";
+import { scratchDirForFile } from "./test-files.js";
 
-const directory = mkdtempSync(join(tmpdir(), "cg-workers-"));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const directory = scratchDirForFile("cg-workers-");
 
 /** The golden trace with its body events repeated (about 500 KB), optionally a bad line in the middle. */
 function repeatedTrace(name: string, badLine?: string): string {

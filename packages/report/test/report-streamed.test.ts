@@ -1,10 +1,9 @@
 // The streamed report (two reads, no document) equals the document's report, payload for payload:
 // on every shared fixture, on the demo capture, and on a large capture where every cap applies
 // (small limits force downsampling, folded op marks and cut tables).
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTrace, parseTraceText, type TraceSource } from "@cg/parser";
-import { fixturesDir } from "@cg/tooling-vitest";
+import { acceptedFixtures, fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
 import {
   buildReportPayload,
@@ -17,15 +16,8 @@ import {
 import { demoTraceText } from "./demo-trace.js";
 import { largeTraceText } from "./large-trace.js";
 
-const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
-  fixtures: { file: string; expect: string }[];
-};
-const accepted = manifest.fixtures
-  .filter((entry) => entry.expect !== "parse_error")
-  .map((entry) => entry.file);
-
 describe("streamed report", () => {
-  it.each(accepted)("equals the document's report: %s", async (file) => {
+  it.each(acceptedFixtures)("equals the document's report: %s", async (file) => {
     const path = join(fixturesDir, file);
     const document = await parseTrace(path);
     const streamed = await buildStreamedReportPayload(path, { label: file });
@@ -62,7 +54,7 @@ describe("streamed report", () => {
     expect(streamed).toEqual(expected);
   });
 
-  it.each(accepted)("equals the document's report against the golden baseline: %s", async (file) => {
+  it.each(acceptedFixtures)("equals the document's report against the golden baseline: %s", async (file) => {
     const path = join(fixturesDir, file);
     const golden = join(fixturesDir, "valid/golden-train.jsonl");
     const expected = buildReportPayload(await parseTrace(path), { baseline: await parseTrace(golden) });
