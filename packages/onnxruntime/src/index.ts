@@ -33,13 +33,8 @@ export {
   type OrtProfileErrorCode,
   type OrtProfileErrorOptions,
 } from "./ort-profile-error.js";
-export type {
-  OrtAllocatorFigures,
-  OrtInterval,
-  OrtNodeEvent,
-  OrtProfileRun,
-  OrtTypeShape,
-} from "./ort-profile-run.js";
+// Every shape of a scanned profile run is public.
+export type * from "./ort-profile-run.js";
 export {
   type ProfiledInference,
   type ProfileInferenceOptions,
