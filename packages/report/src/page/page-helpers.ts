@@ -14,12 +14,12 @@ export interface TableColumn<Row> {
   title?: (row: Row) => string;
 }
 
-export interface TableOptions {
+export interface TableOptions<Row> {
   caption: string;
   initialSort?: number;
   initialDescending?: boolean;
   filterLabel?: string;
-  filterText?: (row: never) => string;
+  filterText?: (row: Row) => string;
 }
 
 export interface PageHelpers {
@@ -36,7 +36,7 @@ export interface PageHelpers {
   formatDuration: (nanoseconds: ExactNumber) => string;
   formatSignedDuration: (nanoseconds: ExactNumber) => string;
   formatSignedBytes: (value: ExactNumber) => string;
-  table: <Row>(columns: Array<TableColumn<Row>>, rows: Row[], options: TableOptions) => HTMLElement;
+  table: <Row>(columns: Array<TableColumn<Row>>, rows: Row[], options: TableOptions<Row>) => HTMLElement;
   textColumn: <Row>(label: string, pick: (row: Row) => string) => TableColumn<Row>;
   numberColumn: <Row>(
     label: string,
@@ -135,7 +135,11 @@ export function createPageHelpers(): PageHelpers {
     return (toNumber(value) > 0 ? "+" : "") + formatBytes(value);
   }
 
-  function table<Row>(columns: Array<TableColumn<Row>>, rows: Row[], options: TableOptions): HTMLElement {
+  function table<Row>(
+    columns: Array<TableColumn<Row>>,
+    rows: Row[],
+    options: TableOptions<Row>,
+  ): HTMLElement {
     const wrapper = element("div", { class: "table-wrap" });
     const tableNode = element("table", {}, [element("caption", {}, [options.caption])]);
     const headRow = element("tr");
@@ -153,9 +157,9 @@ export function createPageHelpers(): PageHelpers {
     function draw(): void {
       const column = columns[sortColumn];
       let visible = rows;
-      if (filter !== "" && options.filterText) {
+      const textOf = options.filterText;
+      if (filter !== "" && textOf) {
         const needle = filter.toLowerCase();
-        const textOf = options.filterText as (row: Row) => string;
         visible = rows.filter((row) => textOf(row).toLowerCase().includes(needle));
       }
       if (column?.sortKey) {

@@ -45,9 +45,7 @@ export function renderGradients(container: HTMLElement, payload: ReportPayload, 
     {
       caption: "Gradient state and norm per parameter",
       filterLabel: "Filter parameters",
-      filterText: ((row: GradientRow) => row.root + "/" + row.key + " " + row.state) as (
-        row: never,
-      ) => string,
+      filterText: (row) => row.root + "/" + row.key + " " + row.state,
     },
   );
   table.setAttribute("data-testid", "gradients");

@@ -60,7 +60,7 @@ export function renderOperators(container: HTMLElement, payload: ReportPayload, 
       initialSort: 2,
       initialDescending: true,
       filterLabel: "Filter operators",
-      filterText: ((row: OperatorRow) => row.op_name) as (row: never) => string,
+      filterText: (row) => row.op_name,
     },
   );
   table.setAttribute("data-testid", "operators");

@@ -34,7 +34,7 @@ export function renderSpanCosts(container: HTMLElement, payload: ReportPayload, 
       initialSort: 3,
       initialDescending: true,
       filterLabel: "Filter paths",
-      filterText: ((row: SpanCostRow) => row.path) as (row: never) => string,
+      filterText: (row) => row.path,
     },
   );
   table.setAttribute("data-testid", "span-costs");
