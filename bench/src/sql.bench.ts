@@ -1,9 +1,11 @@
 // @cg/sql: ingest of a large trace, and op_stats over a fleet. Traces are generated into the OS temp
 // folder (never committed).
 //  1. openTraceDatabase of a 1 GiB writer-shaped trace (one pass: every event through @cg/parser's
-//     validating reader into its table's DuckDB vectors and into the streaming summary; database
-//     file with a 32 MB memory limit) vs DuckDB's own read_json of the same file into a table of all
-//     columns (default threads). Each in a fresh plain `node` child (no tsx loader, the ESM entry),
+//     validating reader into its table's column buffers and into the streaming summary, on a worker
+//     thread, while the main thread appends the filled chunks to DuckDB; database file with a 32 MB
+//     memory limit) vs DuckDB's own read_json of the same file into a table of all columns (default
+//     threads). CG_SQL_BENCH_ONE_THREAD=1 also runs the ingest all on one thread (`worker: false`)
+//     for a ratio from the same run. Each in a fresh plain `node` child (no tsx loader, the ESM entry),
 //     one after the other; the figures are wall-clock throughput (MB/s), process CPU time beside it
 //     (read_json runs on every core, so on a busy machine wall clock favours it), and the ingest
 //     child's peak RSS (kernel high-water mark). CG_SQL_BENCH_BEFORE=<entry of another @cg/sql
@@ -59,10 +61,12 @@ const { pathToFileURL } = require("node:url");
 import(pathToFileURL(process.env.CG_SQL_BENCH_ENTRY).href).then(async ({ openTraceDatabase }) => {
   const start = performance.now();
   const cpuStart = cpu();
+  const worker = process.env.CG_SQL_BENCH_WORKER;
   const db = await openTraceDatabase({
     traces: [process.env.CG_SQL_BENCH_TRACE],
     path: process.env.CG_SQL_BENCH_DATABASE,
     duckdb: { memory_limit: "32MB" },
+    ...(worker === undefined ? {} : { worker: worker === "true" }),
   });
   const seconds = (performance.now() - start) / 1000;
   const cpuSeconds = cpu() - cpuStart;
@@ -103,17 +107,19 @@ async function ingest(dir: string): Promise<void> {
   const sqlEntry = join(dirname(require.resolve("@cg/sql")), "index.js");
   const duckdbEntry = createRequire(sqlEntry).resolve("@duckdb/node-api");
   const database = join(dir, "ingest.duckdb");
-  const runIngest = (entry: string): ChildFigures => {
+  const runIngest = (entry: string, worker?: boolean): ChildFigures => {
     rmSync(database, { force: true });
     rmSync(`${database}.wal`, { force: true });
     return child(INGEST_CHILD, {
       CG_SQL_BENCH_ENTRY: entry,
       CG_SQL_BENCH_TRACE: trace,
       CG_SQL_BENCH_DATABASE: database,
+      ...(worker === undefined ? {} : { CG_SQL_BENCH_WORKER: String(worker) }),
     });
   };
   const before = process.env.CG_SQL_BENCH_BEFORE;
   const earlier = before === undefined ? undefined : runIngest(before);
+  const oneThread = process.env.CG_SQL_BENCH_ONE_THREAD === "1" ? runIngest(sqlEntry, false) : undefined;
   const ours = runIngest(sqlEntry);
   const duckdb = child(READ_JSON_CHILD, { CG_SQL_BENCH_DUCKDB: duckdbEntry, CG_SQL_BENCH_TRACE: trace });
   if (ours.rows !== duckdb.rows) throw new Error(`ingest holds ${ours.rows} ops, read_json ${duckdb.rows}`);
@@ -138,6 +144,15 @@ async function ingest(dir: string): Promise<void> {
       `peak RSS of the ingest ${mebibytes(ours)} (target ≤ 300 MB: ${ours.peakRss <= target ? "met" : "NOT met"}), ` +
       `read_json ${mebibytes(duckdb)}`,
   );
+  if (oneThread !== undefined) {
+    if (oneThread.rows !== ours.rows)
+      throw new Error(`one thread holds ${oneThread.rows} ops, two ${ours.rows}`);
+    console.log(
+      `  all on one thread (worker: false): ${megabytesPerSecond(bytes, oneThread)}, ${(duckdb.seconds / oneThread.seconds).toFixed(2)}x read_json wall clock, ` +
+        `CPU ${oneThread.cpuSeconds.toFixed(1)} s (${cpuRatio(oneThread)}x), peak RSS ${mebibytes(oneThread)}; ` +
+        `worker/one thread: ${(oneThread.seconds / ours.seconds).toFixed(2)}x wall clock`,
+    );
+  }
   if (earlier !== undefined) {
     if (earlier.rows !== ours.rows) throw new Error(`before holds ${earlier.rows} ops, after ${ours.rows}`);
     console.log(

@@ -2,19 +2,46 @@
 // (C API `duckdb.h`: u64/u32/f64/bool values, 16-byte `duckdb_string_t`, list entries of offset and
 // length, a validity bitmask of 64-bit words) and copied into the chunk's vector in one call when
 // the chunk is handed to the appender. No value object per cell: a number is split into two 32-bit
-// words, a short ASCII string is written inline; only strings longer than 12 bytes or not ASCII go
-// through one native call each.
-import duckdb from "@duckdb/node-bindings";
+// words, a short ASCII string is written inline; only strings longer than 12 bytes or not ASCII are
+// left for DuckDB to assign. A filled chunk is taken out as plain `ColumnData` (array buffers and
+// strings), so it can be filled on one thread and written into DuckDB on another
+// (column-vector.ts); nothing here touches DuckDB.
 import type { SqlType } from "./event-columns.js";
 
 const TWO_TO_32 = 4_294_967_296;
 /** Longest string DuckDB stores inside its 16-byte string record. */
 const INLINE_BYTES = 12;
-const utf8 = new TextEncoder();
 
 /** Bytes of validity mask for `rows` rows: whole 64-bit words. */
-function validityBytes(rows: number): number {
+export function validityBytes(rows: number): number {
   return Math.ceil(rows / 64) * 8;
+}
+
+/**
+ * One column of a filled chunk as DuckDB's vector holds it: plain data, so it can be posted to
+ * another thread (its array buffers transferred).
+ */
+export interface ColumnData {
+  /** Values (fixed width), 16-byte string records, or list entries: `rowBytes` per row. */
+  values: ArrayBuffer;
+  rowBytes: number;
+  /** Validity bitmask (a 0 bit is NULL); absent when no row is NULL. */
+  validity?: ArrayBuffer;
+  /** Strings longer than 12 bytes or not ASCII, for DuckDB to assign: rows and values. */
+  strings?: { rows: number[]; values: string[] };
+  /** A list's elements and how many there are. */
+  child?: { data: ColumnData; rows: number };
+  /** A struct's fields (a map's keys and values); the struct has no values of its own. */
+  fields?: ColumnData[];
+}
+
+/** The array buffers of `data`, for a transfer list. */
+export function columnTransferList(data: ColumnData, into: ArrayBuffer[] = []): ArrayBuffer[] {
+  if (data.fields === undefined) into.push(data.values);
+  if (data.validity !== undefined) into.push(data.validity);
+  if (data.child !== undefined) columnTransferList(data.child.data, into);
+  for (const field of data.fields ?? []) columnTransferList(field, into);
+  return into;
 }
 
 export abstract class ColumnBuffer {
@@ -22,6 +49,9 @@ export abstract class ColumnBuffer {
   protected capacity: number;
   #validity: Uint8Array<ArrayBuffer>;
   #hasNull = false;
+  /** Buffers of chunks taken earlier and handed back (`recycle`), for the next chunks. */
+  readonly #spares: ArrayBuffer[] = [];
+  readonly #spareValidity: ArrayBuffer[] = [];
 
   constructor(capacity: number) {
     this.capacity = capacity;
@@ -40,16 +70,50 @@ export abstract class ColumnBuffer {
     this.setValue(row, value);
   }
 
-  /** Copies the first `rows` rows into `vector` and starts over. */
-  write(vector: duckdb.Vector, rows: number): void {
-    this.writeValues(vector, rows);
+  /**
+   * The first `rows` rows, and starts over. With `detach`, the data keeps the buffers (to be
+   * transferred) and this column takes new ones; without, the data is only valid until the next
+   * `set`.
+   */
+  take(rows: number, detach: boolean): ColumnData {
+    const data = this.takeValues(rows, detach);
     if (this.#hasNull) {
-      duckdb.vector_ensure_validity_writable(vector);
-      duckdb.copy_data_to_vector_validity(vector, 0, this.#validity.buffer, 0, validityBytes(rows));
-      this.#validity.fill(0xff);
+      if (detach) {
+        data.validity = this.#validity.buffer;
+        const spare = this.#spareValidity.pop() ?? new ArrayBuffer(validityBytes(this.capacity));
+        this.#validity = new Uint8Array(spare).fill(0xff);
+      } else {
+        data.validity = this.#validity.slice(0, validityBytes(rows)).buffer;
+        this.#validity.fill(0xff);
+      }
       this.#hasNull = false;
     }
     this.clear();
+    return data;
+  }
+
+  /**
+   * Takes back the buffers of a chunk taken with `detach` (once DuckDB has copied it), so later
+   * chunks reuse them instead of allocating. Every row a chunk holds is written before it is
+   * taken, so what a reused buffer held before does not matter.
+   */
+  recycle(data: ColumnData): void {
+    if (data.validity?.byteLength === validityBytes(this.capacity)) this.#spareValidity.push(data.validity);
+    this.recycleValues(data);
+  }
+
+  protected recycleValues(data: ColumnData): void {
+    this.#spares.push(data.values);
+  }
+
+  /** A buffer of `byteLength` bytes: a recycled one of that size, or a new one. */
+  protected buffer(byteLength: number): ArrayBuffer {
+    const spares = this.#spares;
+    while (spares.length > 0) {
+      const spare = spares.pop() as ArrayBuffer;
+      if (spare.byteLength === byteLength) return spare;
+    }
+    return new ArrayBuffer(byteLength);
   }
 
   /** Drops rows from `rows` on (a run that was rejected). */
@@ -74,7 +138,7 @@ export abstract class ColumnBuffer {
   }
 
   protected abstract setValue(row: number, value: unknown): void;
-  protected abstract writeValues(vector: duckdb.Vector, rows: number): void;
+  protected abstract takeValues(rows: number, detach: boolean): ColumnData;
   protected abstract growValues(capacity: number, kept: number): void;
   /** Whatever a NULL row still needs besides its validity bit (a list's empty entry). */
   protected setNull(_row: number): void {}
@@ -103,12 +167,14 @@ class U64Buffer extends ColumnBuffer {
     }
   }
 
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    duckdb.copy_data_to_vector(vector, 0, this.#words.buffer, 0, rows * 8);
+  protected takeValues(_rows: number, detach: boolean): ColumnData {
+    const values = this.#words.buffer;
+    if (detach) this.growValues(this.capacity, 0);
+    return { values, rowBytes: 8 };
   }
 
   protected growValues(capacity: number, kept: number): void {
-    const words = new Uint32Array(capacity * 2);
+    const words = new Uint32Array(this.buffer(capacity * 8));
     words.set(this.#words.subarray(0, kept * 2));
     this.#words = words;
     this.#wide = new BigUint64Array(words.buffer);
@@ -116,28 +182,31 @@ class U64Buffer extends ColumnBuffer {
 }
 
 type FixedWidthArray = Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer>;
+type FixedWidthView = (new (buffer: ArrayBuffer) => FixedWidthArray) & { BYTES_PER_ELEMENT: number };
 
 /** UINTEGER, DOUBLE, BOOLEAN: one typed-array element per value, as DuckDB stores them. */
 class FixedWidthBuffer extends ColumnBuffer {
   protected values: FixedWidthArray;
-  readonly #create: (length: number) => FixedWidthArray;
+  readonly #view: FixedWidthView;
 
-  constructor(capacity: number, create: (length: number) => FixedWidthArray) {
+  constructor(capacity: number, view: FixedWidthView) {
     super(capacity);
-    this.#create = create;
-    this.values = create(capacity);
+    this.#view = view;
+    this.values = new view(new ArrayBuffer(capacity * view.BYTES_PER_ELEMENT));
   }
 
   protected setValue(row: number, value: unknown): void {
     this.values[row] = value as number;
   }
 
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    duckdb.copy_data_to_vector(vector, 0, this.values.buffer, 0, rows * this.values.BYTES_PER_ELEMENT);
+  protected takeValues(_rows: number, detach: boolean): ColumnData {
+    const { buffer, BYTES_PER_ELEMENT } = this.values;
+    if (detach) this.growValues(this.capacity, 0);
+    return { values: buffer, rowBytes: BYTES_PER_ELEMENT };
   }
 
   protected growValues(capacity: number, kept: number): void {
-    const values = this.#create(capacity);
+    const values = new this.#view(this.buffer(capacity * this.#view.BYTES_PER_ELEMENT));
     values.set(this.values.subarray(0, kept));
     this.values = values;
   }
@@ -145,7 +214,7 @@ class FixedWidthBuffer extends ColumnBuffer {
 
 class BooleanBuffer extends FixedWidthBuffer {
   constructor(capacity: number) {
-    super(capacity, (length) => new Uint8Array(length));
+    super(capacity, Uint8Array);
   }
 
   protected override setValue(row: number, value: unknown): void {
@@ -194,22 +263,17 @@ class VarcharBuffer extends ColumnBuffer {
     this.#outOfLineValues.push(text);
   }
 
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    duckdb.copy_data_to_vector(vector, 0, this.#records.buffer, 0, rows * 16);
-    const outOfLineRows = this.#outOfLineRows;
-    const outOfLineValues = this.#outOfLineValues;
-    for (let index = 0; index < outOfLineRows.length; index++) {
-      const row = outOfLineRows[index] as number;
-      if (row < rows) {
-        // By length, not as a C string: a value may hold U+0000.
-        duckdb.vector_assign_string_element_len(vector, row, utf8.encode(outOfLineValues[index] as string));
-      }
+  protected takeValues(rows: number, detach: boolean): ColumnData {
+    const data: ColumnData = { values: this.#records.buffer, rowBytes: 16 };
+    // Rows past `rows` were truncated away.
+    this.truncateValues(rows);
+    if (this.#outOfLineRows.length > 0) {
+      data.strings = { rows: this.#outOfLineRows, values: this.#outOfLineValues };
+      this.#outOfLineRows = [];
+      this.#outOfLineValues = [];
     }
-  }
-
-  protected override clear(): void {
-    this.#outOfLineRows.length = 0;
-    this.#outOfLineValues.length = 0;
+    if (detach) this.growValues(this.capacity, 0);
+    return data;
   }
 
   protected override truncateValues(rows: number): void {
@@ -220,7 +284,7 @@ class VarcharBuffer extends ColumnBuffer {
   }
 
   protected growValues(capacity: number, kept: number): void {
-    const records = new Uint8Array(capacity * 16);
+    const records = new Uint8Array(this.buffer(capacity * 16));
     records.set(this.#records.subarray(0, kept * 16));
     this.#records = records;
     this.#lengths = new Uint32Array(records.buffer);
@@ -251,16 +315,15 @@ class ListBuffer extends ColumnBuffer {
     this.#childRows = offset + length;
   }
 
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
+  protected takeValues(rows: number, detach: boolean): ColumnData {
     // Rows past `rows` were truncated away; the child keeps only the elements before them.
     const childRows =
       rows === 0
         ? 0
         : (this.#entries[(rows - 1) * 4] as number) + (this.#entries[(rows - 1) * 4 + 2] as number);
-    duckdb.copy_data_to_vector(vector, 0, this.#entries.buffer, 0, rows * 16);
-    duckdb.list_vector_reserve(vector, childRows);
-    duckdb.list_vector_set_size(vector, childRows);
-    this.#child.write(duckdb.list_vector_get_child(vector), childRows);
+    const values = this.#entries.buffer;
+    if (detach) this.growValues(this.capacity, 0);
+    return { values, rowBytes: 16, child: { data: this.#child.take(childRows, detach), rows: childRows } };
   }
 
   protected override setNull(row: number): void {
@@ -273,6 +336,11 @@ class ListBuffer extends ColumnBuffer {
     this.#childRows = 0;
   }
 
+  protected override recycleValues(data: ColumnData): void {
+    super.recycleValues(data);
+    if (data.child !== undefined) this.#child.recycle(data.child.data);
+  }
+
   protected override truncateValues(rows: number): void {
     this.#childRows =
       rows === 0
@@ -282,7 +350,7 @@ class ListBuffer extends ColumnBuffer {
   }
 
   protected growValues(capacity: number, kept: number): void {
-    const entries = new Uint32Array(capacity * 4);
+    const entries = new Uint32Array(this.buffer(capacity * 16));
     entries.set(this.#entries.subarray(0, kept * 4));
     this.#entries = entries;
   }
@@ -307,8 +375,12 @@ class StringMapBuffer extends ColumnBuffer {
     this.#list.set(row, null);
   }
 
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    this.#list.write(vector, rows);
+  protected override recycleValues(data: ColumnData): void {
+    this.#list.recycle(data);
+  }
+
+  protected takeValues(rows: number, detach: boolean): ColumnData {
+    return this.#list.take(rows, detach);
   }
 
   protected override truncateValues(rows: number): void {
@@ -337,14 +409,24 @@ class PairBuffer extends ColumnBuffer {
     this.#values.set(row, entry);
   }
 
-  protected writeValues(vector: duckdb.Vector, rows: number): void {
-    this.#keys.write(duckdb.struct_vector_get_child(vector, 0), rows);
-    this.#values.write(duckdb.struct_vector_get_child(vector, 1), rows);
+  protected takeValues(rows: number, detach: boolean): ColumnData {
+    // No values of its own: a zero-length buffer keeps the shape of the data.
+    return {
+      values: new ArrayBuffer(0),
+      rowBytes: 0,
+      fields: [this.#keys.take(rows, detach), this.#values.take(rows, detach)],
+    };
   }
 
   protected override truncateValues(rows: number): void {
     this.#keys.truncate(rows);
     this.#values.truncate(rows);
+  }
+
+  protected override recycleValues(data: ColumnData): void {
+    const [keys, values] = data.fields ?? [];
+    if (keys !== undefined) this.#keys.recycle(keys);
+    if (values !== undefined) this.#values.recycle(values);
   }
 
   protected growValues(capacity: number, kept: number): void {
@@ -361,11 +443,11 @@ export function columnBuffer(type: SqlType, capacity: number): ColumnBuffer {
     case "BOOLEAN":
       return new BooleanBuffer(capacity);
     case "DOUBLE":
-      return new FixedWidthBuffer(capacity, (length) => new Float64Array(length));
+      return new FixedWidthBuffer(capacity, Float64Array);
     case "UBIGINT":
       return new U64Buffer(capacity);
     case "UINTEGER":
-      return new FixedWidthBuffer(capacity, (length) => new Uint32Array(length));
+      return new FixedWidthBuffer(capacity, Uint32Array);
     case "UBIGINT[]":
       return new ListBuffer(capacity, new U64Buffer(capacity * 2));
     case "VARCHAR[]":

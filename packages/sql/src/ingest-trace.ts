@@ -1,7 +1,8 @@
-// One trace into the tables, read once: events stream from the parser's validating reader in
-// batches; each is folded into the parser's streaming summary (health and figures for `runs`) and
-// written into its table's column buffers. Spans are held (one compact record each) until the end,
-// where the span tree gives depth, path and times.
+// One trace into the tables' rows, read once: events stream from the parser's validating reader
+// in batches; each is folded into the parser's streaming summary (health and figures for `runs`)
+// and written into its table's column buffers. Spans are held (one compact record each) until the
+// end, where the span tree gives depth, path and times. Where the filled chunks go (DuckDB on this
+// thread, or another thread) is the rows' sink; nothing here touches DuckDB.
 import { resolveStorageBytes } from "@cg/memory";
 import {
   createTraceSummarizer,
@@ -15,8 +16,8 @@ import {
   TraceParseError,
 } from "@cg/parser";
 import { type TraceEvent, type U64, u64ToBigInt } from "@cg/schema";
-import type { DuckDBConnection } from "@duckdb/node-api";
-import { deleteRunSql, type TableWriter } from "./table-writer.js";
+import { SqlError } from "./sql-error.js";
+import type { TableRows } from "./table-rows.js";
 import type { TableName } from "./tables.js";
 
 /** A trace read into the tables. */
@@ -36,7 +37,44 @@ export interface RejectedTrace {
   message: string;
 }
 
-export type Writers = Record<TableName, TableWriter>;
+/** What an ingest did: runs read (untrusted ones included, marked) and traces left out. */
+export interface IngestReport {
+  runs: IngestedRun[];
+  rejected: RejectedTrace[];
+}
+
+/** Adds a trace's outcome to the report; with `strict`, a rejected trace fails the ingest. */
+export function recordOutcome(
+  report: IngestReport,
+  outcome: IngestedRun | RejectedTrace,
+  strict: boolean | undefined,
+): void {
+  if ("run_id" in outcome) {
+    report.runs.push(outcome);
+    return;
+  }
+  if (strict === true) {
+    const where = outcome.line === undefined ? "" : `:${outcome.line}`;
+    throw new SqlError({
+      message: `${outcome.file}${where}: ${outcome.message}`,
+      code: outcome.code === "duplicate_run" ? "duplicate_run" : "invalid_trace",
+      file: outcome.file,
+    });
+  }
+  report.rejected.push(outcome);
+}
+
+export type Writers = Record<TableName, TableRows>;
+
+export interface TraceIngestHooks {
+  /**
+   * Removes the rows of a rejected run that already left the writers (those still pending were
+   * discarded first).
+   */
+  removeRun(runId: string): Promise<void> | void;
+  /** Called after each batch of events: a promise holds the reading until it settles. */
+  afterBatch?: () => Promise<void> | undefined;
+}
 
 const TABLE_OF_KIND = {
   memory: "memory",
@@ -129,13 +167,13 @@ function issueCodes(summary: StreamSummary, severity: "error" | "warning"): stri
 }
 
 export class TraceIngest {
-  readonly #connection: DuckDBConnection;
   readonly #writers: Writers;
+  readonly #hooks: TraceIngestHooks;
   readonly #runs = new Map<string, string>();
 
-  constructor(connection: DuckDBConnection, writers: Writers) {
-    this.#connection = connection;
+  constructor(writers: Writers, hooks: TraceIngestHooks) {
     this.#writers = writers;
+    this.#hooks = hooks;
   }
 
   /** Run ids already in the tables, with their file. */
@@ -153,6 +191,7 @@ export class TraceIngest {
     const opTotals = new Map<string, OpTotals>();
     const writers = this.#writers;
     const summarizer = createTraceSummarizer({ file });
+    const afterBatch = this.#hooks.afterBatch;
     try {
       reading: for await (const batch of readTraceBatches(file, { file })) {
         for (const { event, line, index } of batch) {
@@ -206,6 +245,8 @@ export class TraceIngest {
               continue;
           }
         }
+        const pause = afterBatch?.();
+        if (pause !== undefined) await pause;
       }
       if (duplicateOf !== undefined) {
         return {
@@ -244,10 +285,7 @@ export class TraceIngest {
   async #rollback(runId: string | undefined, duplicateOf: string | undefined): Promise<void> {
     if (runId === undefined || duplicateOf !== undefined) return;
     for (const writer of Object.values(this.#writers)) writer.discardRun();
-    for (const writer of Object.values(this.#writers)) {
-      writer.flush();
-      await this.#connection.run(deleteRunSql(writer.table), [runId]);
-    }
+    await this.#hooks.removeRun(runId);
     this.#runs.delete(runId);
   }
 }

@@ -1,10 +1,12 @@
 // The column buffers against DuckDB itself: random rows of every column type, over several data
 // chunks, some runs dropped part way (as a rejected trace is), must read back exactly.
-import { DuckDBInstance } from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Column, SqlType } from "./event-columns.js";
-import { CHUNK_ROWS, TableWriter } from "./table-writer.js";
+import { chunkTransferList } from "./ingest-worker-protocol.js";
+import { CHUNK_ROWS, TableRows } from "./table-rows.js";
+import { ChunkAppender, TableWriter } from "./table-writer.js";
 import { createTableSql, type Table } from "./tables.js";
 
 const TYPES: SqlType[] = [
@@ -80,7 +82,41 @@ beforeAll(async () => {
 });
 afterAll(() => instance.closeSync());
 
-describe("TableWriter", () => {
+type Writer = Pick<TableWriter, "rows" | "flush" | "close">;
+
+/**
+ * Rows filled as on an ingest's reading thread: each chunk leaves with its buffers, is posted
+ * (structured clone, buffers transferred), appended, and its buffers come back the same way to be
+ * reused, holding the previous chunk's values.
+ */
+async function postingWriter(connection: DuckDBConnection, table: Table): Promise<Writer> {
+  const appender = await ChunkAppender.open(connection, table);
+  const rows: TableRows = new TableRows(
+    table,
+    (columns, count) => {
+      const posted = structuredClone(columns, { transfer: chunkTransferList(columns) });
+      appender.append(posted, count);
+      rows.recycle(structuredClone(posted, { transfer: chunkTransferList(posted) }));
+    },
+    { detach: true },
+  );
+  return {
+    rows,
+    flush() {
+      rows.emit();
+      appender.flush();
+    },
+    close() {
+      rows.emit();
+      appender.close();
+    },
+  };
+}
+
+describe.each([
+  ["on one thread", TableWriter.open],
+  ["posted between threads", postingWriter],
+])("TableWriter %s", (_, openWriter: (connection: DuckDBConnection, table: Table) => Promise<Writer>) => {
   it("writes every column type exactly, across chunks, without the rows of dropped runs", async () => {
     await fc.assert(
       fc.asyncProperty(runs, async (generated) => {
@@ -88,17 +124,17 @@ describe("TableWriter", () => {
         try {
           await connection.run(`DROP TABLE IF EXISTS ${TABLE.name}`);
           await connection.run(createTableSql(TABLE));
-          const writer = await TableWriter.open(connection, TABLE);
+          const writer = await openWriter(connection, TABLE);
           const expected: unknown[][] = [];
           for (const [index, run] of generated.entries()) {
-            writer.runId = `run-${index}`;
+            writer.rows.runId = `run-${index}`;
             // A long run crosses chunk boundaries, so a drop may reach rows already in DuckDB.
             const rows = run.long
               ? Array.from({ length: CHUNK_ROWS + 7 }, (_, at) => run.rows[at % run.rows.length] ?? {})
               : run.rows;
-            for (const values of rows) writer.push(values);
+            for (const values of rows) writer.rows.push(values);
             if (run.dropped) {
-              writer.discardRun();
+              writer.rows.discardRun();
               writer.flush();
               await connection.run(`DELETE FROM ${TABLE.name} WHERE run_id = $1`, [`run-${index}`]);
               continue;
@@ -125,8 +161,8 @@ describe("TableWriter", () => {
     const connection = await instance.connect();
     try {
       await connection.run(createTableSql(TABLE));
-      const writer = await TableWriter.open(connection, TABLE);
-      expect(() => writer.push({})).toThrow("rows for edges before the run's meta event");
+      const writer = await openWriter(connection, TABLE);
+      expect(() => writer.rows.push({})).toThrow("rows for edges before the run's meta event");
       writer.close();
     } finally {
       connection.closeSync();

@@ -1,9 +1,11 @@
 // An embedded DuckDB database holding many traces: the tables of `cg-dataset/1` and the views.
+import { stat } from "node:fs/promises";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { expandInputs } from "./expand-inputs.js";
-import { type IngestedRun, type RejectedTrace, TraceIngest, type Writers } from "./ingest-trace.js";
+import { ingestOnWorker } from "./ingest-on-worker.js";
+import { type IngestReport, recordOutcome, TraceIngest, type Writers } from "./ingest-trace.js";
 import { SqlError } from "./sql-error.js";
-import { TableWriter } from "./table-writer.js";
+import { deleteRunSql, TableWriter } from "./table-writer.js";
 import { createTableSql, TABLES, type TableName } from "./tables.js";
 import { createViewsSql } from "./views.js";
 
@@ -29,12 +31,12 @@ export interface OpenTraceDatabaseOptions {
   duckdb?: Record<string, string>;
   /** Called after each trace. */
   onProgress?: (progress: IngestProgress) => void;
-}
-
-/** What the ingest did: runs read (untrusted ones included, marked) and traces left out. */
-export interface IngestReport {
-  runs: IngestedRun[];
-  rejected: RejectedTrace[];
+  /**
+   * Read and decode the traces on a worker thread while this one appends to DuckDB (true), or
+   * all on this thread (false). Default: a worker when the inputs add up to 32 MiB or more.
+   * Either way the tables, rows and their order are the same.
+   */
+  worker?: boolean;
 }
 
 /** One column of a query result. */
@@ -124,48 +126,77 @@ export class TraceDatabase {
  */
 export const INGEST_SETTINGS: Readonly<Record<string, string>> = { allocator_flush_threshold: "8MB" };
 
-async function openWriters(connection: DuckDBConnection): Promise<Writers> {
-  const writers: Partial<Writers> = {};
-  for (const table of TABLES) writers[table.name] = await TableWriter.open(connection, table);
-  return writers as Writers;
-}
-
 /** Creates the tables and views on a connection. */
 export async function createSchema(connection: DuckDBConnection): Promise<void> {
   for (const table of TABLES) await connection.run(createTableSql(table));
   for (const statement of createViewsSql()) await connection.run(statement);
 }
 
-/** Reads traces into the tables of `connection`, one at a time. */
+/**
+ * Inputs of at least this many bytes in all are read on a worker thread while DuckDB appends on
+ * this one; below it, the thread's start (tens of milliseconds) costs more than it saves.
+ */
+export const WORKER_MIN_BYTES = 32 * 1024 ** 2;
+
+async function totalBytes(files: readonly string[]): Promise<number> {
+  let bytes = 0;
+  for (const file of files) bytes += (await stat(file)).size;
+  return bytes;
+}
+
+/**
+ * Reads traces into the tables of `connection`, one at a time, in one transaction: DuckDB then
+ * writes each full row group of a database file once, compressed, instead of logging every
+ * appended chunk and checkpointing the growing tables again and again (300 MB trace, 32 MB memory
+ * limit: 7.5 s CPU instead of 11.8 s). A failed ingest leaves no row.
+ */
 export async function ingestTraces(
   connection: DuckDBConnection,
   files: readonly string[],
-  options: Pick<OpenTraceDatabaseOptions, "strict" | "onProgress"> = {},
+  options: Pick<OpenTraceDatabaseOptions, "strict" | "onProgress" | "worker"> = {},
 ): Promise<IngestReport> {
-  const writers = await openWriters(connection);
-  const ingest = new TraceIngest(connection, writers);
+  const worker = options.worker ?? (await totalBytes(files)) >= WORKER_MIN_BYTES;
+  await connection.run("BEGIN TRANSACTION");
+  let report: IngestReport;
+  try {
+    report = worker
+      ? await ingestOnWorker(connection, files, options)
+      : await ingestOnThisThread(connection, files, options);
+  } catch (error) {
+    await connection.run("ROLLBACK");
+    throw error;
+  }
+  await connection.run("COMMIT");
+  return report;
+}
+
+async function ingestOnThisThread(
+  connection: DuckDBConnection,
+  files: readonly string[],
+  options: Pick<OpenTraceDatabaseOptions, "strict" | "onProgress">,
+): Promise<IngestReport> {
+  const writers: Partial<Record<TableName, TableWriter>> = {};
+  for (const table of TABLES) writers[table.name] = await TableWriter.open(connection, table);
+  const all = Object.values(writers) as TableWriter[];
+  const rows = {} as Writers;
+  for (const writer of all) rows[writer.table.name] = writer.rows;
+  const ingest = new TraceIngest(rows, {
+    async removeRun(runId) {
+      for (const writer of all) {
+        writer.flush();
+        await connection.run(deleteRunSql(writer.table), [runId]);
+      }
+    },
+  });
   const report: IngestReport = { runs: [], rejected: [] };
   try {
     for (const [index, file] of files.entries()) {
-      const outcome = await ingest.ingest(file);
-      if ("run_id" in outcome) {
-        report.runs.push(outcome);
-      } else {
-        if (options.strict === true) {
-          const where = outcome.line === undefined ? "" : `:${outcome.line}`;
-          throw new SqlError({
-            message: `${outcome.file}${where}: ${outcome.message}`,
-            code: outcome.code === "duplicate_run" ? "duplicate_run" : "invalid_trace",
-            file: outcome.file,
-          });
-        }
-        report.rejected.push(outcome);
-      }
+      recordOutcome(report, await ingest.ingest(file), options.strict);
       options.onProgress?.({ done: index + 1, total: files.length, file });
     }
   } finally {
     // Closing flushes what the appenders still hold.
-    for (const writer of Object.values(writers)) writer.close();
+    for (const writer of all) writer.close();
   }
   return report;
 }
@@ -193,4 +224,4 @@ export async function openTraceDatabase(options: OpenTraceDatabaseOptions): Prom
   }
 }
 
-export type { TableName };
+export type { IngestReport, TableName };

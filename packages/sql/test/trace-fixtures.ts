@@ -166,3 +166,32 @@ export function expectedRows(document: TraceDocument, file: string): Record<Tabl
 export async function parseFile(path: string): Promise<TraceDocument> {
   return parseTrace(path);
 }
+
+/** Layers of ops and alloc/free pairs, thousands of rows per table (several data chunks). */
+export function manyChunksTrace(layers: number, runId = "many"): string {
+  const lines = [
+    `{"kind":"meta","schema":"candle-graph/trace/6","run_id":"${runId}","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cuda:0","timing_mode":"host","tags":{"k":"v"}}`,
+    '{"kind":"span_start","id":"root","name":"train","start_ns":0,"span_kind":"function","measured":true}',
+  ];
+  let clock = 1;
+  for (let layer = 0; layer < layers; layer++) {
+    const step = ["forward", "backward", "optimizer"][layer % 3];
+    lines.push(
+      `{"kind":"span_start","id":"l${layer}","parent_id":"root","name":"layer-${layer % 7}","start_ns":${clock},"span_kind":"module","measured":false,"step":"${step}"}`,
+    );
+    for (let op = 0; op < 2; op++) {
+      clock += 10;
+      lines.push(
+        `{"kind":"op","span_id":"l${layer}","op_name":"matmul","inputs":["t${layer}a","t${layer}b"],"output":"t${layer}-${op}","shape":[64,${layer + 1}],"dtype":"f32","device":"cuda:0","duration_ns":${5 + (layer % 11)},"timestamp_ns":${clock}}`,
+        `{"kind":"memory","timestamp_ns":${clock},"tensor_id":"t${layer}-${op}","span_id":"l${layer}","device":"cuda:0","bytes":${256 * (layer + 1)},"action":"alloc","dtype":"f32"}`,
+      );
+    }
+    clock += 5;
+    lines.push(
+      `{"kind":"memory","timestamp_ns":${clock},"tensor_id":"t${layer}-0","span_id":"l${layer}","device":"cuda:0","bytes":${256 * (layer + 1)},"action":"free","dtype":"f32"}`,
+      `{"kind":"span_end","id":"l${layer}","duration_ns":${clock - 10 * layer}}`,
+    );
+  }
+  lines.push(`{"kind":"span_end","id":"root","duration_ns":${clock + 1}}`);
+  return `${lines.join("\n")}\n`;
+}
