@@ -1,8 +1,8 @@
 // `compareTraces` without documents: each trace is streamed once (a second read only when its ops
 // must be grouped by a path that was not final when they arrived), and reduced to what a comparison
 // needs: run metadata, trust, totals, per-path span totals, gradient facts and the operator table.
-// While a trace is read, memory is the streaming summary's plus a second compact span table (about
-// 30 bytes per span and its id and name bytes) and a row per operator (no per-op durations: a
+// While a trace is read, memory is the streaming summary's (its span table serves the per-path
+// totals too), a few typed columns per span and a row per operator (no per-op durations: a
 // comparison needs no percentiles).
 import type { TraceEvent } from "@cg/schema";
 import {
@@ -14,8 +14,8 @@ import {
   type GradientSide,
   spanPathKey,
 } from "./compare-traces.js";
-import { EventSpanTable } from "./event-span-table.js";
 import { readOptionsOf } from "./query-stream.js";
+import { SpanPaths } from "./span-paths.js";
 import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
 import { spanTableIssues } from "./span-table-health.js";
 import { StreamedOperators } from "./streamed-operators.js";
@@ -42,7 +42,7 @@ export async function streamedSide(
     operatorGroupBy = [],
     ...summaryOptions
   } = options;
-  const spans = new EventSpanTable();
+  const spans = new SpanPaths();
   const gradients = new Map<string, GradientSide>();
   // A comparison reads calls, totals and means: no per-op durations are kept for percentiles.
   const operators = new StreamedOperators(
@@ -54,17 +54,21 @@ export async function streamedSide(
   const opTotals = new SpanOpTotals();
   const earlyOps = new Map<string, bigint>();
   const onEvent = (event: TraceEvent): void => {
-    spans.add(event);
     operators.add(event);
     if (event.kind === "op") {
-      const row = spans.table.ids.get(event.span_id);
-      if (row >= 0) opTotals.add(row, event.duration_ns, 0);
+      const table = spans.table;
+      const row = table.ids.get(event.span_id);
+      if (row >= 0 && row < table.size) opTotals.add(row, event.duration_ns, 0);
       else earlyOps.set(event.span_id, (earlyOps.get(event.span_id) ?? 0n) + BigInt(event.duration_ns));
     } else if (event.kind === "gradient") {
       addGradient(gradients, event);
     }
   };
-  const stream = await summarizeStream(open(), { ...summaryOptions, onEvent });
+  const stream = await summarizeStream(open(), {
+    ...summaryOptions,
+    onSpanTable: (table) => spans.use(table),
+    onEvent,
+  });
   spans.complete();
   const table = spans.table;
   for (const [spanId, ns] of earlyOps) {

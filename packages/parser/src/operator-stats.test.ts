@@ -7,6 +7,7 @@ import {
   compareOperators,
   OPERATOR_GROUP_FIELDS,
   OperatorAccumulator,
+  type OperatorGroupField,
   operatorTable,
   operatorTableOfEvents,
   parseTrace,
@@ -226,5 +227,126 @@ describe("operatorTable beyond 2^53", () => {
       p95_ns: huge,
       mean_ns: (huge + 1n) / 2n,
     });
+  });
+});
+
+/** The operator table computed the obvious way (a key string and a list of durations per row). */
+function naiveTable(
+  ops: Parameters<OperatorAccumulator["addOp"]>[0][],
+  groupBy: OperatorGroupField[],
+  limit?: number,
+) {
+  const rows = new Map<
+    string,
+    {
+      fields: Record<string, string>;
+      durations: bigint[];
+      shapes: string[];
+      dtypes: string[];
+      devices: string[];
+      more: number;
+      output: bigint;
+      input: bigint;
+    }
+  >();
+  const shapeOf = (shape: readonly (number | bigint)[]) => `[${shape.join(", ")}]`;
+  for (const op of ops) {
+    const values: Record<string, string> = {
+      shape: shapeOf(op.shape),
+      dtype: op.dtype,
+      device: op.device,
+      path: op.span_id,
+    };
+    const fields: Record<string, string> = { op_name: op.op_name };
+    for (const field of groupBy) fields[field] = values[field] as string;
+    const key = JSON.stringify(fields);
+    const row = rows.get(key) ?? {
+      fields,
+      durations: [],
+      shapes: [],
+      dtypes: [],
+      devices: [],
+      more: 0,
+      output: 0n,
+      input: 0n,
+    };
+    rows.set(key, row);
+    row.durations.push(BigInt(op.duration_ns));
+    const keep = (list: string[], value: string) =>
+      list.includes(value) || (list.length < 8 && list.push(value) > 0);
+    if (!keep(row.shapes, values.shape as string)) row.more++;
+    keep(row.dtypes, op.dtype);
+    keep(row.devices, op.device);
+    row.output += BigInt(op.storage_bytes ?? 0);
+    row.input += BigInt(op.input_storage_bytes ?? 0);
+  }
+  const u64 = (value: bigint) => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value);
+  const result = [...rows.values()].map((row) => {
+    const sorted = [...row.durations].sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+    const total = sorted.reduce((sum, value) => sum + value, 0n);
+    const rank = (fraction: number) =>
+      u64(sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] as bigint);
+    return {
+      ...row.fields,
+      calls: sorted.length,
+      total_ns: u64(total),
+      mean_ns: u64(total / BigInt(sorted.length)),
+      min_ns: u64(sorted[0] as bigint),
+      max_ns: u64(sorted[sorted.length - 1] as bigint),
+      p50_ns: rank(0.5),
+      p95_ns: rank(0.95),
+      output_bytes: u64(row.output),
+      input_bytes: u64(row.input),
+      shapes: groupBy.includes("shape") ? [row.fields.shape] : row.shapes,
+      dtypes: groupBy.includes("dtype") ? [row.fields.dtype] : row.dtypes,
+      devices: groupBy.includes("device") ? [row.fields.device] : row.devices,
+      shapes_more: groupBy.includes("shape") ? 0 : row.more,
+    };
+  });
+  // Stable: ties keep first-seen order.
+  result.sort((left, right) => {
+    const a = BigInt(left.total_ns);
+    const b = BigInt(right.total_ns);
+    return a > b ? -1 : a < b ? 1 : left.op_name < right.op_name ? -1 : left.op_name > right.op_name ? 1 : 0;
+  });
+  return limit === undefined ? result : result.slice(0, limit);
+}
+
+describe("OperatorAccumulator rows", () => {
+  it("equal a naive table for any ops, grouping and limit (u64 values, many shapes, many rows)", () => {
+    const duration = fc.oneof(
+      fc.integer({ min: 0, max: 50 }),
+      fc.constantFrom(Number.MAX_SAFE_INTEGER, 2n ** 53n + 7n, 2n ** 64n - 1n),
+    );
+    const op = fc.record({
+      op_name: fc.constantFrom("mm", "add", "relu", "b"),
+      span_id: fc.constantFrom("s1", "s2", "s1/x", "é"),
+      shape: fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 2 }),
+      dtype: fc.constantFrom("f32", "f16"),
+      device: fc.constantFrom("cpu", "cuda:0", "cuda:1"),
+      duration_ns: duration,
+      storage_bytes: fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.constant(2n ** 60n)),
+      input_storage_bytes: fc.integer({ min: 0, max: 1000 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(op, { maxLength: 300, size: "large" }),
+        fc.subarray([...OPERATOR_GROUP_FIELDS]),
+        fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+        fc.boolean(),
+        (ops, groupBy, limit, percentiles) => {
+          const accumulator = new OperatorAccumulator(groupBy, { percentiles, pathOf: (spanId) => spanId });
+          for (const each of ops) accumulator.addOp(each);
+          const table = accumulator.result(limit === undefined ? {} : { limit });
+          const expected = naiveTable(ops, groupBy, limit).map((row) =>
+            percentiles ? row : { ...row, p50_ns: 0, p95_ns: 0 },
+          );
+          expect(table.operators.map(({ share_of_measured: _share, ...row }) => row)).toEqual(expected);
+          expect(table.op_count).toBe(ops.length);
+          expect(table.operator_count).toBe(naiveTable(ops, groupBy).length);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

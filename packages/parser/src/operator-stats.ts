@@ -3,7 +3,10 @@
 // document or from a stream of events with the same accumulator, so both give the same result.
 import { resolveStorageBytes } from "@cg/memory";
 import type { OpEvent, SpanStartEvent, TraceEvent, U64 } from "@cg/schema";
+import { DurationLog } from "./duration-log.js";
 import type { TraceDocument } from "./trace-document.js";
+import { TupleIndex } from "./tuple-index.js";
+import { exactU64, U64Column } from "./u64-column.js";
 
 export const OPERATOR_GROUP_FIELDS = ["shape", "dtype", "device", "path"] as const;
 export type OperatorGroupField = (typeof OPERATOR_GROUP_FIELDS)[number];
@@ -49,7 +52,7 @@ export interface OperatorTable {
   /** Rows (operators) before `limit`. */
   operator_count: number;
   /**
-   * Percentiles from every call's duration (8 bytes per op are kept while aggregating); "not kept"
+   * Percentiles from every call's duration (12 bytes per op are kept while aggregating); "not kept"
    * when the table was built with `percentiles: false` (p50_ns and p95_ns are then 0).
    */
   percentiles: "exact (nearest rank)" | "not kept";
@@ -63,197 +66,131 @@ export interface OperatorAccumulatorOptions {
    * A streamed table passes paths from its compact span table here.
    */
   pathOf?: (spanId: string) => string;
-  /** Keep every call's duration for exact p50 and p95 (default true; 8 bytes per op). */
+  /** Keep every call's duration for exact p50 and p95 (default true; 12 bytes per op). */
   percentiles?: boolean;
 }
 
 export interface OperatorTableOptions {
   groupBy?: readonly OperatorGroupField[];
-  /** Keep every call's duration for exact p50 and p95 (default true; 8 bytes per op). */
+  /** Keep every call's duration for exact p50 and p95 (default true; 12 bytes per op). */
   percentiles?: boolean;
   /** Rows kept, the costliest first (default: all). */
   limit?: number;
 }
 
 const DISTINCT_KEPT = 8;
-/** Durations per chunk of an operator's calls (64 KiB). */
-const DURATION_CHUNK = 8192;
 
 // Exact u64 arithmetic throughout (durations and bytes may exceed 2^53); results are numbers
 // again whenever they fit, as everywhere else in the parser's output.
 const toBig = (value: U64): bigint => (typeof value === "bigint" ? value : BigInt(value));
-const toU64 = (value: bigint): U64 => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value);
 
 /** `[32, 64]` for a shape; `[]` for a scalar. */
 export function formatShape(shape: readonly U64[]): string {
   return `[${shape.map((dimension) => String(dimension)).join(", ")}]`;
 }
 
-/** A u64 sum or extreme: a number while below 2^53, a bigint past it. */
-type Exact = number | bigint;
+/** The op name and group field values of a row. */
+type GroupFields = Pick<OperatorStats, "op_name" | OperatorGroupField>;
 
-function addExact(sum: Exact, value: Exact): Exact {
-  if (typeof sum === "number" && typeof value === "number") {
-    const result = sum + value;
-    if (result <= Number.MAX_SAFE_INTEGER) return result;
-  }
-  return BigInt(sum) + BigInt(value);
-}
+/** Dense ids for the values of one field (op names, shapes, …), shared by every row. */
+class ValueIds {
+  readonly #ids = new Map<string, number>();
+  readonly values: string[] = [];
 
-function exactU64(value: Exact): U64 {
-  return typeof value === "number" ? value : toU64(value);
-}
-
-/** Up to DISTINCT_KEPT distinct values in first-seen order (a short array: lighter than a Set). */
-function keepDistinct(values: string[], value: string): boolean {
-  if (values.includes(value)) return true;
-  if (values.length >= DISTINCT_KEPT) return false;
-  values.push(value);
-  return true;
-}
-
-type GroupFields = Omit<
-  OperatorStats,
-  | "calls"
-  | "total_ns"
-  | "mean_ns"
-  | "min_ns"
-  | "max_ns"
-  | "p50_ns"
-  | "p95_ns"
-  | "share_of_measured"
-  | "output_bytes"
-  | "input_bytes"
-  | "shapes"
-  | "dtypes"
-  | "devices"
-  | "shapes_more"
->;
-
-// One row being aggregated. Kept small (a table grouped by path can have a row per span and op):
-// sums are numbers until they pass 2^53, durations in chunks (see below), and the distinct shapes, dtypes and devices short arrays, not kept at all for a field the rows are split by.
-class Group {
-  calls = 0;
-  total: Exact = 0;
-  min: Exact = 0;
-  max: Exact = 0;
-  outputBytes: Exact = 0;
-  inputBytes: Exact = 0;
-  /**
-   * Every call's duration, in fixed-size chunks: growing never copies, and at most one chunk is
-   * partly empty, so a million calls hold about 8 MB (a doubling array could hold 24 MB mid-copy).
-   * Undefined when percentiles are not kept.
-   */
-  readonly durations: BigUint64Array[] | undefined;
-  readonly shapes: string[] | undefined;
-  shapesMore = 0;
-  readonly dtypes: string[] | undefined;
-  readonly devices: string[] | undefined;
-
-  constructor(
-    readonly fields: GroupFields,
-    percentiles: boolean,
-  ) {
-    if (percentiles) this.durations = [];
-    if (fields.shape === undefined) this.shapes = [];
-    if (fields.dtype === undefined) this.dtypes = [];
-    if (fields.device === undefined) this.devices = [];
-  }
-
-  add(
-    duration: Exact,
-    shape: string,
-    dtype: string,
-    device: string,
-    outputBytes: Exact,
-    inputBytes: Exact,
-  ): void {
-    const durations = this.durations;
-    if (durations !== undefined) {
-      const slot = this.calls % DURATION_CHUNK;
-      if (slot === 0) {
-        // The first chunk starts small (a rare operator stays cheap) and grows; the rest are full size.
-        durations.push(new BigUint64Array(durations.length === 0 ? 4 : DURATION_CHUNK));
-      }
-      let chunk = durations[durations.length - 1] as BigUint64Array;
-      if (slot >= chunk.length) {
-        const grown = new BigUint64Array(Math.min(chunk.length * 4, DURATION_CHUNK));
-        grown.set(chunk);
-        durations[durations.length - 1] = grown;
-        chunk = grown;
-      }
-      chunk[slot] = BigInt(duration);
+  intern(value: string): number {
+    let id = this.#ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.#ids.set(value, id);
+      this.values.push(value);
     }
-    if (this.calls === 0 || duration < this.min) this.min = duration;
-    this.calls += 1;
-    this.total = addExact(this.total, duration);
-    if (duration > this.max) this.max = duration;
-    this.outputBytes = addExact(this.outputBytes, outputBytes);
-    this.inputBytes = addExact(this.inputBytes, inputBytes);
-    if (this.shapes !== undefined && !keepDistinct(this.shapes, shape)) this.shapesMore += 1;
-    if (this.dtypes !== undefined) keepDistinct(this.dtypes, dtype);
-    if (this.devices !== undefined) keepDistinct(this.devices, device);
-  }
-
-  stats(measuredTotal: bigint): OperatorStats {
-    let sorted: BigUint64Array | undefined;
-    if (this.durations !== undefined) {
-      sorted = new BigUint64Array(this.calls);
-      let at = 0;
-      for (const chunk of this.durations) {
-        const part = chunk.subarray(0, Math.min(chunk.length, this.calls - at));
-        sorted.set(part, at);
-        at += part.length;
-      }
-      sorted.sort();
-    }
-    const rank = (fraction: number): U64 =>
-      toU64(sorted?.[Math.max(0, Math.ceil(fraction * this.calls) - 1)] ?? 0n);
-    const total = BigInt(this.total);
-    return {
-      ...this.fields,
-      calls: this.calls,
-      total_ns: exactU64(this.total),
-      mean_ns: toU64(this.calls === 0 ? 0n : total / BigInt(this.calls)),
-      min_ns: exactU64(this.min),
-      max_ns: exactU64(this.max),
-      p50_ns: rank(0.5),
-      p95_ns: rank(0.95),
-      share_of_measured: measuredTotal > 0n ? Number(total) / Number(measuredTotal) : null,
-      output_bytes: exactU64(this.outputBytes),
-      input_bytes: exactU64(this.inputBytes),
-      shapes: this.shapes?.slice() ?? [this.fields.shape as string],
-      dtypes: this.dtypes?.slice() ?? [this.fields.dtype as string],
-      devices: this.devices?.slice() ?? [this.fields.device as string],
-      shapes_more: this.shapesMore,
-    };
+    return id;
   }
 }
-
-/** Op name → first group field's value → … → the row. */
-type GroupIndex = Map<string, GroupIndex | Group>;
 
 /**
- * Aggregates ops one at a time (from a document or a stream). Holds one row per operator, 8 bytes
- * per op for exact percentiles, and, when grouping by path, each span's name and parent.
+ * Up to DISTINCT_KEPT distinct value ids per row, in first-seen order (the shapes, dtypes or devices
+ * of a field the rows are not split by), as one typed column.
+ */
+class DistinctColumn {
+  #ids = new Int32Array(64 * DISTINCT_KEPT);
+  #counts = new Uint8Array(64);
+
+  reserve(rows: number): void {
+    if (rows <= this.#counts.length) return;
+    const ids = new Int32Array(this.#ids.length * 2);
+    ids.set(this.#ids);
+    this.#ids = ids;
+    const counts = new Uint8Array(this.#counts.length * 2);
+    counts.set(this.#counts);
+    this.#counts = counts;
+  }
+
+  /** Adds `id` to the row's values; false when it is new and the row already holds DISTINCT_KEPT. */
+  keep(row: number, id: number): boolean {
+    const count = this.#counts[row] as number;
+    const from = row * DISTINCT_KEPT;
+    for (let at = from; at < from + count; at++) if (this.#ids[at] === id) return true;
+    if (count >= DISTINCT_KEPT) return false;
+    this.#ids[from + count] = id;
+    this.#counts[row] = count + 1;
+    return true;
+  }
+
+  values(row: number, names: readonly string[]): string[] {
+    const values: string[] = [];
+    const from = row * DISTINCT_KEPT;
+    for (let at = from; at < from + (this.#counts[row] as number); at++)
+      values.push(names[this.#ids[at] as number] as string);
+    return values;
+  }
+}
+
+/**
+ * Aggregates ops one at a time (from a document or a stream). Rows (one per op name and group
+ * field values) are typed columns found through interned value ids: about 150 bytes per row, so a
+ * table grouped by span path (a row per span and op name) stays small; 12 bytes per op for exact
+ * percentiles; and, when grouping by path, each span's name and parent.
  */
 export class OperatorAccumulator {
   readonly #groupBy: readonly OperatorGroupField[];
-  /** Rows in first-seen order; found through one map level per key field (no key string per op). */
-  readonly #groups: Group[] = [];
-  readonly #index: GroupIndex = new Map();
   readonly #spans = new Map<string, { name: string; parent: string | undefined }>();
   readonly #paths = new Map<string, string>();
   readonly #pathOf: (spanId: string) => string;
-  readonly #percentiles: boolean;
   #measuredTotal = 0n;
-  #opTotal: Exact = 0;
+  #opTotal: U64 = 0;
   #opCount = 0;
+  // Value ids per field: op names, then each group field in `#groupBy` order.
+  readonly #opNames = new ValueIds();
+  readonly #shapes = new ValueIds();
+  readonly #dtypes = new ValueIds();
+  readonly #devices = new ValueIds();
+  readonly #pathIds = new ValueIds();
+  readonly #rows: TupleIndex;
+  readonly #tuple: Int32Array;
+  #capacity = 64;
+  #calls = new Float64Array(64);
+  #shapesMore = new Float64Array(64);
+  readonly #total = new U64Column();
+  readonly #min = new U64Column();
+  readonly #max = new U64Column();
+  readonly #outputBytes = new U64Column();
+  readonly #inputBytes = new U64Column();
+  // The distinct values of the fields rows are not split by (undefined for a split field).
+  readonly #distinctShapes: DistinctColumn | undefined;
+  readonly #distinctDtypes: DistinctColumn | undefined;
+  readonly #distinctDevices: DistinctColumn | undefined;
+  readonly #durations: DurationLog | undefined;
 
   constructor(groupBy: readonly OperatorGroupField[] = [], options: OperatorAccumulatorOptions = {}) {
     this.#groupBy = OPERATOR_GROUP_FIELDS.filter((field) => groupBy.includes(field));
     this.#pathOf = options.pathOf ?? ((spanId) => this.#pathOfSpans(spanId));
-    this.#percentiles = options.percentiles ?? true;
+    if (options.percentiles ?? true) this.#durations = new DurationLog();
+    this.#rows = new TupleIndex(1 + this.#groupBy.length);
+    this.#tuple = new Int32Array(1 + this.#groupBy.length);
+    if (!this.#groupBy.includes("shape")) this.#distinctShapes = new DistinctColumn();
+    if (!this.#groupBy.includes("dtype")) this.#distinctDtypes = new DistinctColumn();
+    if (!this.#groupBy.includes("device")) this.#distinctDevices = new DistinctColumn();
   }
 
   /** Sets the denominator of `share_of_measured` at once (a streamed summary has it exact). */
@@ -286,32 +223,41 @@ export class OperatorAccumulator {
   ): void {
     const shape = formatShape(op.shape);
     const groupBy = this.#groupBy;
-    let level = this.#index;
-    let key = op.op_name;
+    const tuple = this.#tuple;
+    tuple[0] = this.#opNames.intern(op.op_name);
     for (let depth = 0; depth < groupBy.length; depth++) {
-      let next = level.get(key) as GroupIndex | undefined;
-      if (next === undefined) {
-        next = new Map();
-        level.set(key, next);
-      }
-      level = next;
       const field = groupBy[depth] as OperatorGroupField;
-      key = field === "shape" ? shape : field === "path" ? this.#pathOf(op.span_id) : op[field];
+      tuple[depth + 1] =
+        field === "shape"
+          ? this.#shapes.intern(shape)
+          : field === "dtype"
+            ? this.#dtypes.intern(op.dtype)
+            : field === "device"
+              ? this.#devices.intern(op.device)
+              : this.#pathIds.intern(this.#pathOf(op.span_id));
     }
-    let group = level.get(key) as Group | undefined;
-    if (group === undefined) {
-      const fields: Group["fields"] = { op_name: op.op_name };
-      for (const field of groupBy) {
-        fields[field] = field === "shape" ? shape : field === "path" ? this.#pathOf(op.span_id) : op[field];
-      }
-      group = new Group(fields, this.#percentiles);
-      level.set(key, group);
-      this.#groups.push(group);
-    }
+    const row = this.#rows.intern(tuple);
+    if (row >= this.#capacity) this.#reserve(row + 1);
     const duration = op.duration_ns;
-    const output = resolveStorageBytes(op.storage_bytes, op.shape, op.dtype);
-    group.add(duration, shape, op.dtype, op.device, output, op.input_storage_bytes ?? 0);
-    this.#opTotal = addExact(this.#opTotal, duration);
+    const calls = this.#calls[row] as number;
+    if (calls === 0 || this.#min.compare(row, duration) > 0) this.#min.set(row, duration);
+    if (this.#max.compare(row, duration) < 0) this.#max.set(row, duration);
+    this.#calls[row] = calls + 1;
+    this.#total.add(row, duration);
+    this.#outputBytes.add(row, resolveStorageBytes(op.storage_bytes, op.shape, op.dtype));
+    this.#inputBytes.add(row, op.input_storage_bytes ?? 0);
+    if (this.#distinctShapes !== undefined && !this.#distinctShapes.keep(row, this.#shapes.intern(shape))) {
+      this.#shapesMore[row] = (this.#shapesMore[row] as number) + 1;
+    }
+    this.#distinctDtypes?.keep(row, this.#dtypes.intern(op.dtype));
+    this.#distinctDevices?.keep(row, this.#devices.intern(op.device));
+    this.#durations?.add(row, duration);
+    this.#opTotal =
+      typeof this.#opTotal === "number" &&
+      typeof duration === "number" &&
+      this.#opTotal + duration <= Number.MAX_SAFE_INTEGER
+        ? this.#opTotal + duration
+        : exactU64(BigInt(this.#opTotal) + BigInt(duration));
     this.#opCount += 1;
   }
 
@@ -325,6 +271,24 @@ export class OperatorAccumulator {
     } else if (event.kind === "op") {
       this.addOp(event);
     }
+  }
+
+  #reserve(rows: number): void {
+    let capacity = this.#capacity * 2;
+    while (capacity < rows) capacity *= 2;
+    const calls = new Float64Array(capacity);
+    calls.set(this.#calls);
+    this.#calls = calls;
+    const more = new Float64Array(capacity);
+    more.set(this.#shapesMore);
+    this.#shapesMore = more;
+    for (const column of [this.#total, this.#min, this.#max, this.#outputBytes, this.#inputBytes]) {
+      column.reserve(capacity);
+    }
+    this.#distinctShapes?.reserve(capacity);
+    this.#distinctDtypes?.reserve(capacity);
+    this.#distinctDevices?.reserve(capacity);
+    this.#capacity = capacity;
   }
 
   #pathOfSpans(spanId: string): string {
@@ -347,28 +311,86 @@ export class OperatorAccumulator {
     return path;
   }
 
+  /** The op name of a row (rows sort by total time, then by op name). */
+  #opName(row: number): string {
+    return this.#opNames.values[this.#rows.value(row, 0)] as string;
+  }
+
   result(options: { limit?: number } = {}): OperatorTable {
-    const rows: OperatorStats[] = [];
-    for (const group of this.#groups) rows.push(group.stats(this.#measuredTotal));
-    rows.sort(
+    const count = this.#rows.size;
+    // Rows by total descending, ties by op name, then first seen (as a stable sort of the rows).
+    const order = Array.from({ length: count }, (_, row) => row);
+    order.sort(
       (left, right) =>
-        compareBig(toBig(right.total_ns), toBig(left.total_ns)) || compareText(left.op_name, right.op_name),
+        this.#total.compareRows(right, left) ||
+        compareText(this.#opName(left), this.#opName(right)) ||
+        left - right,
     );
+    const kept = options.limit === undefined ? order : order.slice(0, Math.max(0, options.limit));
+    let sorted: (Float64Array | BigUint64Array)[] | undefined;
+    if (this.#durations !== undefined) {
+      // Only the printed rows' durations are gathered and sorted.
+      const slotOf = new Int32Array(count).fill(-1);
+      kept.forEach((row, place) => {
+        slotOf[row] = place;
+      });
+      sorted = this.#durations.sortedDurations(
+        slotOf,
+        kept.map((row) => this.#calls[row] as number),
+      );
+    }
+    const operators = kept.map((row, place) => this.#stats(row, sorted?.[place]));
     return {
       schema: "cg-trace/operators/1",
       group_by: [...this.#groupBy],
-      measured_total_ns: toU64(this.#measuredTotal),
-      op_total_ns: exactU64(this.#opTotal),
+      measured_total_ns: exactU64(this.#measuredTotal),
+      op_total_ns: this.#opTotal,
       op_count: this.#opCount,
-      operator_count: rows.length,
-      percentiles: this.#percentiles ? "exact (nearest rank)" : "not kept",
-      operators: options.limit === undefined ? rows : rows.slice(0, options.limit),
+      operator_count: count,
+      percentiles: this.#durations !== undefined ? "exact (nearest rank)" : "not kept",
+      operators,
     };
   }
-}
 
-function compareBig(left: bigint, right: bigint): number {
-  return left < right ? -1 : left > right ? 1 : 0;
+  #stats(row: number, sorted: Float64Array | BigUint64Array | undefined): OperatorStats {
+    const calls = this.#calls[row] as number;
+    const rank = (fraction: number): U64 => {
+      const value = sorted?.[Math.max(0, Math.ceil(fraction * calls) - 1)] ?? 0;
+      return typeof value === "bigint" ? exactU64(value) : value;
+    };
+    const fields: GroupFields = { op_name: this.#opName(row) };
+    this.#groupBy.forEach((field, depth) => {
+      const id = this.#rows.value(row, depth + 1);
+      fields[field] = (
+        field === "shape"
+          ? this.#shapes
+          : field === "dtype"
+            ? this.#dtypes
+            : field === "device"
+              ? this.#devices
+              : this.#pathIds
+      ).values[id] as string;
+    });
+    const total = this.#total.get(row);
+    const measured = this.#measuredTotal;
+    return {
+      ...fields,
+      calls,
+      total_ns: total,
+      mean_ns: exactU64(calls === 0 ? 0n : toBig(total) / BigInt(calls)),
+      min_ns: this.#min.get(row),
+      max_ns: this.#max.get(row),
+      p50_ns: rank(0.5),
+      p95_ns: rank(0.95),
+      share_of_measured: measured > 0n ? Number(total) / Number(measured) : null,
+      output_bytes: this.#outputBytes.get(row),
+      input_bytes: this.#inputBytes.get(row),
+      shapes: this.#distinctShapes?.values(row, this.#shapes.values) ?? [fields.shape as string],
+      dtypes: this.#distinctDtypes?.values(row, this.#dtypes.values) ?? [fields.dtype as string],
+      devices: this.#distinctDevices?.values(row, this.#devices.values) ?? [fields.device as string],
+      shapes_more: this.#shapesMore[row] as number,
+    };
+  }
 }
 
 function compareText(left: string, right: string): number {

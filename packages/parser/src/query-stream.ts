@@ -5,8 +5,7 @@
 // compact span table for `spans` and for operators grouped by path, 8 bytes per op for exact
 // operator percentiles, a bounded reorder window of memory events, and the top `limit` entries.
 import { MemoryTimeline, type MemoryTimelinePoint, resolveStorageBytes } from "@cg/memory";
-import type { EdgeEvent, GradientEvent, GradientState, OpEvent, TraceEvent, U64 } from "@cg/schema";
-import { EventSpanTable } from "./event-span-table.js";
+import type { EdgeEvent, GradientEvent, GradientState, OpEvent, TraceEvent } from "@cg/schema";
 import type { HealthReport } from "./health-issue.js";
 import { IdTable } from "./id-table.js";
 import type { ReadOptions } from "./line-processor.js";
@@ -26,6 +25,7 @@ import { EFFICIENCY_NOTE } from "./query-trace.js";
 import { readTraceBatches } from "./read-trace-batches.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import { REREAD_BATCH_SIZE, RowSource } from "./row-source.js";
+import { SpanPaths } from "./span-paths.js";
 import { opCost } from "./span-table-costs.js";
 import { StreamedOperators } from "./streamed-operators.js";
 import { type StreamSummaryOptions, summarizeStream } from "./summarize-stream.js";
@@ -92,16 +92,17 @@ export async function queryTraceStream<K extends StreamedQueryKind>(
   const readOptions = readOptionsOf(options);
   const counts = new EventCounts();
   const efficiency = kind === "efficiency" ? new EfficiencyRanking(limit) : undefined;
+  // Spans and paths come from the summary's own span table.
   const spanTable =
-    kind === "spans" || (kind === "ops" && groupBy.includes("path")) ? new EventSpanTable() : undefined;
+    kind === "spans" || (kind === "ops" && groupBy.includes("path")) ? new SpanPaths() : undefined;
   const operators = kind === "ops" ? new StreamedOperators(groupBy, spanTable) : undefined;
   const stream = await summarizeStream(open(), {
     ...summaryOptions,
     ...(kind === "slowest" || kind === "heaviest" ? { rankLimit: limit } : {}),
+    ...(spanTable === undefined ? {} : { onSpanTable: (table) => spanTable.use(table) }),
     onEvent: (event) => {
       counts.add(event);
       efficiency?.add(event);
-      spanTable?.add(event);
       operators?.add(event);
     },
   });
@@ -146,7 +147,7 @@ export async function queryTraceStream<K extends StreamedQueryKind>(
         };
       }
       case "spans": {
-        const table = spanTable as EventSpanTable;
+        const table = spanTable as SpanPaths;
         return {
           ...base,
           kind,
@@ -270,7 +271,7 @@ class EfficiencyRanking {
 }
 
 /** Spans in document order (by id, code point order) as records, a batch at a time. */
-async function* spanBatches(spans: EventSpanTable): AsyncGenerator<SpanRecord[]> {
+async function* spanBatches(spans: SpanPaths): AsyncGenerator<SpanRecord[]> {
   const table = spans.table;
   const order = new Int32Array(table.size);
   for (let row = 0; row < order.length; row++) order[row] = row;

@@ -1,10 +1,10 @@
 // The operator table of a streamed trace, fed event by event (see `OperatorAccumulator`).
 import type { TraceEvent, U64 } from "@cg/schema";
-import type { EventSpanTable } from "./event-span-table.js";
 import type { ReadOptions } from "./line-processor.js";
 import { OperatorAccumulator, type OperatorGroupField, type OperatorTable } from "./operator-stats.js";
 import { readTraceBatches } from "./read-trace-batches.js";
 import { REREAD_BATCH_SIZE } from "./row-source.js";
+import type { SpanPaths } from "./span-paths.js";
 import type { TraceSource } from "./trace-source.js";
 
 /**
@@ -15,13 +15,13 @@ import type { TraceSource } from "./trace-source.js";
  */
 export class StreamedOperators {
   readonly #groupBy: readonly OperatorGroupField[];
-  readonly #spans: EventSpanTable | undefined;
+  readonly #spans: SpanPaths | undefined;
   #accumulator: OperatorAccumulator;
   #needsSecondPass = false;
 
   readonly #percentiles: boolean;
 
-  constructor(groupBy: readonly OperatorGroupField[], spans: EventSpanTable | undefined, percentiles = true) {
+  constructor(groupBy: readonly OperatorGroupField[], spans: SpanPaths | undefined, percentiles = true) {
     this.#groupBy = groupBy;
     this.#spans = spans;
     this.#percentiles = percentiles;

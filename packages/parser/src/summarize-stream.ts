@@ -3,6 +3,7 @@
 import type { TraceEvent } from "@cg/schema";
 import type { LineProcessor, ReadOptions } from "./line-processor.js";
 import { createProcessor, processChunks } from "./process-chunks.js";
+import type { SpanTable } from "./span-table.js";
 import type { TraceSource } from "./trace-source.js";
 import { type StreamSummary, TraceSummarizer, type TraceSummarizerOptions } from "./trace-summarizer.js";
 
@@ -11,6 +12,11 @@ export type { StreamRankings, StreamSummary } from "./trace-summarizer.js";
 export interface StreamSummaryOptions extends ReadOptions, Omit<TraceSummarizerOptions, "file"> {
   /** Sees every accepted event, in file order, after the summary took it (for figures of its own). */
   onEvent?: (event: TraceEvent) => void;
+  /**
+   * Gets the summary's span table before the first event (for per-span figures of the caller's
+   * own, so no second table is built): each span is in it before `onEvent` sees its start or end.
+   */
+  onSpanTable?: (spans: SpanTable) => void;
 }
 
 /** A line processor that folds every event it accepts into a summarizer (then `onEvent`). */
@@ -26,6 +32,7 @@ export function summarizingProcessor(
   });
   // The processor already interns every started span id: the summary shares that table.
   summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
+  options.onSpanTable?.(summarizer.spans);
   return { processor, summarizer };
 }
 

@@ -186,6 +186,14 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#heaviestOps = new TopList<OpCost>(options.rankLimit ?? 0);
   }
 
+  /**
+   * The span table being filled (rows in span start order, ids shared with the reader), for a
+   * caller's own per-span figures: read it, never change it.
+   */
+  get spans(): SpanTable {
+    return this.#spans;
+  }
+
   add(event: TraceEvent, line = 0, index = 0): void {
     this.#events++;
     this.#lastLine = line;

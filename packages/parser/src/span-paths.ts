@@ -1,32 +1,27 @@
-// A SpanTable filled from a stream of events, with its own id table, for the streamed queries and
-// comparison (the streaming summary keeps its table to itself). Also the span paths that operator
-// rows are grouped by, computed from the table and cached per row as interned strings.
-import type { TraceEvent } from "@cg/schema";
+// The span paths that operator rows are grouped by ("train/step/forward"), computed from the
+// streaming summary's span table (no second table is built) and cached per row as interned strings.
 import { IdTable } from "./id-table.js";
-import { MISSING_PARENT, NO_PARENT, SpanTable } from "./span-table.js";
+import { MISSING_PARENT, NO_PARENT, type SpanTable } from "./span-table.js";
 
 /** Path cache column: not computed yet. */
 const UNKNOWN_PATH = -1;
 
-export class EventSpanTable {
-  readonly table = new SpanTable(new IdTable());
+export class SpanPaths {
+  #table: SpanTable | undefined;
   readonly #paths = new IdTable();
   /** The interned paths as strings, shared by every operator row of that path. */
   readonly #pathStrings: string[] = [];
   #pathOfRow = new Int32Array(1024).fill(UNKNOWN_PATH);
   #complete = false;
 
-  /** Takes span starts and ends; other events are ignored. */
-  add(event: TraceEvent): void {
-    const table = this.table;
-    if (event.kind === "span_start") {
-      const row = table.ids.intern(event.id);
-      // A repeated id (lenient reads only) keeps its first row.
-      if (row === table.size) table.start(row, event);
-    } else if (event.kind === "span_end") {
-      const row = table.ids.get(event.id);
-      if (row >= 0) table.end(row, event);
-    }
+  /** The table the paths come from (the summary's, handed over before the first event). */
+  use(table: SpanTable): void {
+    this.#table = table;
+  }
+
+  get table(): SpanTable {
+    if (this.#table === undefined) throw new Error("span paths: no span table yet");
+    return this.#table;
   }
 
   /** Call once every span is in: parents named before their span started are linked. */
@@ -43,7 +38,9 @@ export class EventSpanTable {
    */
   pathOf(spanId: string): string | undefined {
     const table = this.table;
-    const start = table.ids.get(spanId);
+    let start = table.ids.get(spanId);
+    // An id the reader interned but whose span is not in the table yet has not started.
+    if (start >= table.size) start = -1;
     if (start < 0) return this.#complete ? spanId : undefined;
     if (start < this.#pathOfRow.length && this.#pathOfRow[start] !== UNKNOWN_PATH) {
       return this.#pathStrings[this.#pathOfRow[start] as number] as string;
