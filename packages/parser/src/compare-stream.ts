@@ -19,7 +19,7 @@ import { SpanPaths } from "./span-paths.js";
 import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
 import { spanTableIssues } from "./span-table-health.js";
 import { StreamedOperators } from "./streamed-operators.js";
-import { type StreamSummaryOptions, summarizeStream } from "./summarize-stream.js";
+import { type StreamSummaryOptions, summarizeSharingSpans } from "./summarize-stream.js";
 import type { TraceSource } from "./trace-source.js";
 
 export interface CompareStreamOptions
@@ -64,11 +64,9 @@ export async function streamedSide(
       addGradient(gradients, event);
     }
   };
-  const stream = await summarizeStream(open(), {
-    ...summaryOptions,
-    onSpanTable: (table) => spans.use(table),
-    onEvent,
-  });
+  const stream = await summarizeSharingSpans(open(), { ...summaryOptions, onEvent }, (table) =>
+    spans.use(table),
+  );
   spans.complete();
   const table = spans.table;
   for (const [spanId, ns] of earlyOps) {

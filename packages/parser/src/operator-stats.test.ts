@@ -239,7 +239,7 @@ function naiveTable(
   const rows = new Map<
     string,
     {
-      fields: Record<string, string>;
+      fields: { op_name: string } & Record<string, string>;
       durations: bigint[];
       shapes: string[];
       dtypes: string[];
@@ -257,7 +257,7 @@ function naiveTable(
       device: op.device,
       path: op.span_id,
     };
-    const fields: Record<string, string> = { op_name: op.op_name };
+    const fields: { op_name: string } & Record<string, string> = { op_name: op.op_name };
     for (const field of groupBy) fields[field] = values[field] as string;
     const key = JSON.stringify(fields);
     const row = rows.get(key) ?? {

@@ -276,12 +276,8 @@ export class OperatorAccumulator {
   #reserve(rows: number): void {
     let capacity = this.#capacity * 2;
     while (capacity < rows) capacity *= 2;
-    const calls = new Float64Array(capacity);
-    calls.set(this.#calls);
-    this.#calls = calls;
-    const more = new Float64Array(capacity);
-    more.set(this.#shapesMore);
-    this.#shapesMore = more;
+    this.#calls = withCapacity(this.#calls, capacity);
+    this.#shapesMore = withCapacity(this.#shapesMore, capacity);
     for (const column of [this.#total, this.#min, this.#max, this.#outputBytes, this.#inputBytes]) {
       column.reserve(capacity);
     }
@@ -391,6 +387,12 @@ export class OperatorAccumulator {
       shapes_more: this.#shapesMore[row] as number,
     };
   }
+}
+
+function withCapacity(column: Float64Array, capacity: number): Float64Array<ArrayBuffer> {
+  const grown = new Float64Array(capacity);
+  grown.set(column);
+  return grown;
 }
 
 function compareText(left: string, right: string): number {

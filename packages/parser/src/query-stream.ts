@@ -28,7 +28,7 @@ import { REREAD_BATCH_SIZE, RowSource } from "./row-source.js";
 import { SpanPaths } from "./span-paths.js";
 import { opCost } from "./span-table-costs.js";
 import { StreamedOperators } from "./streamed-operators.js";
-import { type StreamSummaryOptions, summarizeStream } from "./summarize-stream.js";
+import { type StreamSummaryOptions, summarizeSharingSpans } from "./summarize-stream.js";
 import type { ResolvedTensorEvent, SpanRecord } from "./trace-document.js";
 import type { TraceSource } from "./trace-source.js";
 
@@ -96,16 +96,19 @@ export async function queryTraceStream<K extends StreamedQueryKind>(
   const spanTable =
     kind === "spans" || (kind === "ops" && groupBy.includes("path")) ? new SpanPaths() : undefined;
   const operators = kind === "ops" ? new StreamedOperators(groupBy, spanTable) : undefined;
-  const stream = await summarizeStream(open(), {
-    ...summaryOptions,
-    ...(kind === "slowest" || kind === "heaviest" ? { rankLimit: limit } : {}),
-    ...(spanTable === undefined ? {} : { onSpanTable: (table) => spanTable.use(table) }),
-    onEvent: (event) => {
-      counts.add(event);
-      efficiency?.add(event);
-      operators?.add(event);
+  const stream = await summarizeSharingSpans(
+    open(),
+    {
+      ...summaryOptions,
+      ...(kind === "slowest" || kind === "heaviest" ? { rankLimit: limit } : {}),
+      onEvent: (event) => {
+        counts.add(event);
+        efficiency?.add(event);
+        operators?.add(event);
+      },
     },
-  });
+    (table) => spanTable?.use(table),
+  );
   spanTable?.complete();
   const base = { schema: "candle-graph/trace-query/1" as const, entrypoint: stream.run.entrypoint };
   const result = await (async (): Promise<StreamedQueryResults[StreamedQueryKind]> => {

@@ -12,11 +12,6 @@ export type { StreamRankings, StreamSummary } from "./trace-summarizer.js";
 export interface StreamSummaryOptions extends ReadOptions, Omit<TraceSummarizerOptions, "file"> {
   /** Sees every accepted event, in file order, after the summary took it (for figures of its own). */
   onEvent?: (event: TraceEvent) => void;
-  /**
-   * Gets the summary's span table before the first event (for per-span figures of the caller's
-   * own, so no second table is built): each span is in it before `onEvent` sees its start or end.
-   */
-  onSpanTable?: (spans: SpanTable) => void;
 }
 
 /** A line processor that folds every event it accepts into a summarizer (then `onEvent`). */
@@ -32,7 +27,6 @@ export function summarizingProcessor(
   });
   // The processor already interns every started span id: the summary shares that table.
   summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
-  options.onSpanTable?.(summarizer.spans);
   return { processor, summarizer };
 }
 
@@ -41,7 +35,21 @@ export async function summarizeStream(
   source: TraceSource,
   options: StreamSummaryOptions = {},
 ): Promise<StreamSummary> {
+  return summarizeSharingSpans(source, options);
+}
+
+/**
+ * `summarizeStream` that hands the summary's span table to `withSpans` before the first event, for
+ * per-span figures of the caller's own without a second table (each span is in it before `onEvent`
+ * sees its start or end). Internal: the table is not part of the public API.
+ */
+export async function summarizeSharingSpans(
+  source: TraceSource,
+  options: StreamSummaryOptions,
+  withSpans?: (spans: SpanTable) => void,
+): Promise<StreamSummary> {
   const { processor, summarizer } = summarizingProcessor(source, options);
+  withSpans?.(summarizer.spans);
   for await (const _ of processChunks(source, processor)) {
     // Events were folded into the summary as each chunk was processed.
   }
