@@ -212,10 +212,40 @@ function interned(start: number, stop: number): string {
   );
 }
 
-/** Expects `literal` (a key with its punctuation) at the cursor. */
-export function expect(literal: Literal): void {
-  if (matches(literal)) position += literal.length;
-  else if (!matchesSpaced(literal)) ok = false;
+// The generated readers compare each key literal with the words below, the literal's own words
+// written into their source as constants (no loop, no loads of the literal), and call `expect` or
+// `optionalKey` only where that fast test fails.
+
+/** True when `length` bytes from the cursor lie within the line and can be read as whole words. */
+export function keyFits(length: number): boolean {
+  const start = position;
+  return start + length <= end && start + ((length + 3) & ~3) <= input.length;
+}
+
+/** The four bytes at the cursor plus `offset` as a little-endian word (after `keyFits`). */
+export function keyWord(offset: number): number {
+  return view.getInt32(position + offset, true);
+}
+
+/** Steps over a key of `length` bytes that the fast test matched; false once the line has deviated. */
+export function stepOver(length: number): boolean {
+  position += length;
+  return ok;
+}
+
+/**
+ * Expects `literal` (a key with its punctuation) at the cursor; false once the line has deviated
+ * (here or at an earlier value), so a reader stops at the first deviation. Reading on would take
+ * paths a canonical file never takes, and V8 would throw away the readers' optimized code for them.
+ */
+export function expect(literal: Literal): boolean {
+  if (matches(literal)) {
+    position += literal.length;
+    return ok;
+  }
+  if (ok && matchesSpaced(literal)) return true;
+  ok = false;
+  return false;
 }
 
 /** True when the optional member `literal` comes next (and steps over it). */
