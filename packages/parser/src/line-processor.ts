@@ -124,6 +124,15 @@ export class LineProcessor {
     while (this.#head < queue.length) {
       const piece = queue[this.#head] as LinePiece;
       if (piece.type === "bytes") {
+        if (this.#nextLine === 1 && this.#offset === 0 && piece.bytes.length > 0) {
+          this.#offset = this.#nonCanonicalLine(piece.bytes, 0, piece.unterminated, undefined);
+          if (this.#offset >= piece.bytes.length) {
+            this.#offset = 0;
+            this.#misses = 0;
+            this.#head++;
+            continue;
+          }
+        }
         if (!this.#processBytes(piece.bytes, piece.unterminated, limit)) return true;
       } else if (piece.type === "text") {
         const stop = this.#processText(piece.text, this.#offset, piece.unterminated, limit);
@@ -190,32 +199,49 @@ export class LineProcessor {
         start = canonical.end + 1;
         continue;
       }
-      let end = bytes.indexOf(LF, start);
-      if (end === -1) end = length;
-      if (end - start > maxLineLength) {
-        this.#tooLong(end - start);
-        start = end + 1;
-        continue;
-      }
-      // Not canonical: this line goes through the text tiers. After several such lines in a row
-      // the rest of the run is decoded as text (a file from another writer).
-      if (++this.#misses > TEXT_AFTER_MISSES) {
-        this.#processAsText(bytes, start, length, unterminated);
-        break;
-      }
-      this.#refusedLine(bytes.subarray(start, end), unterminated && end === length);
-      start = end + 1;
+      start = this.#nonCanonicalLine(bytes, start, unterminated, CANONICAL_TRIED);
     }
     this.#offset = 0;
     this.#misses = 0;
     return true;
   }
 
-  /** One line the canonical tier refused (its bytes, no LF): decoded once, to the text tiers. */
-  #refusedLine(bytes: Uint8Array, unterminated: boolean): void {
+  /**
+   * The line at `start` that the canonical tier refused (`options`: CANONICAL_TRIED), or line 1,
+   * which drain sends here before the loop: the meta line of a trace, which the text tiers decode.
+   * A method of its own, apart from the hot loop: a path that a canonical file takes once (its
+   * first line) would otherwise make V8 discard the loop's optimized code in every file after the
+   * first. Returns where the next line starts (the end of `bytes` when the rest of it was decoded
+   * as text).
+   */
+  #nonCanonicalLine(
+    bytes: Uint8Array,
+    start: number,
+    unterminated: boolean,
+    options: DecodeTraceLineOptions | undefined,
+  ): number {
+    const length = bytes.length;
+    let end = bytes.indexOf(LF, start);
+    if (end === -1) end = length;
+    if (end - start > this.maxLineLength) {
+      this.#tooLong(end - start);
+      return end + 1;
+    }
+    // Not canonical: this line goes through the text tiers. After several such lines in a row
+    // the rest of the run is decoded as text (a file from another writer).
+    if (++this.#misses > TEXT_AFTER_MISSES) {
+      this.#processAsText(bytes, start, length, unterminated);
+      return length;
+    }
+    this.#refusedLine(bytes.subarray(start, end), unterminated && end === length, options);
+    return end + 1;
+  }
+
+  /** One line (its bytes, no LF) decoded once as text, for the text tiers. */
+  #refusedLine(bytes: Uint8Array, unterminated: boolean, options: DecodeTraceLineOptions | undefined): void {
     const text = decodeUtf8Line(bytes);
     if (text === undefined) this.#processPiece(INVALID_UTF8);
-    else this.#line(text, unterminated, CANONICAL_TRIED);
+    else this.#line(text, unterminated, options);
   }
 
   /**
