@@ -1,4 +1,4 @@
-import { brandCheck, CgError } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
 import type { LibraryAttempt } from "./nvml-library.js";
 import type { NvmlFailure } from "./nvml-session.js";
 
@@ -12,10 +12,8 @@ export type CudaProbeReason =
   | "nvml-error"
   | "closed";
 
-export interface CudaProbeErrorOptions {
-  message: string;
+export interface CudaProbeErrorOptions extends CgErrorOptions {
   reason: CudaProbeReason;
-  cause?: unknown;
   /** NVML return code, where NVML reported the failure. */
   nvmlCode?: number;
   /** NVML's own text for the code (nvmlErrorString). */
@@ -31,26 +29,14 @@ export interface CudaProbeErrorOptions {
 }
 
 /** A probe failure with a tagged `reason`. */
-export class CudaProbeError extends CgError {
+export class CudaProbeError extends cgErrorWithDetails<CudaProbeErrorOptions>() {
   override readonly name = "CudaProbeError";
   static override isInstance = brandCheck<CudaProbeError>("CudaProbeError");
-  readonly reason: CudaProbeReason;
-  readonly nvmlCode: number | undefined;
-  readonly nvmlMessage: string | undefined;
-  readonly nvmlFunction: string | undefined;
-  readonly symbol: string | undefined;
-  readonly libraryPath: string | undefined;
-  readonly attempts: readonly LibraryAttempt[];
+  /** Empty unless the reason is `library-not-found`. */
+  declare readonly attempts: readonly LibraryAttempt[];
 
   constructor(options: CudaProbeErrorOptions) {
-    super({ message: options.message, cause: options.cause });
-    this.reason = options.reason;
-    this.nvmlCode = options.nvmlCode;
-    this.nvmlMessage = options.nvmlMessage;
-    this.nvmlFunction = options.nvmlFunction;
-    this.symbol = options.symbol;
-    this.libraryPath = options.libraryPath;
-    this.attempts = options.attempts ?? [];
+    super({ ...options, attempts: options.attempts ?? [] });
   }
 
   /** Builds the error for a failure reported by the NVML layer. */

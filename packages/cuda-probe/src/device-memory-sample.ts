@@ -1,4 +1,4 @@
-import { normalizeU64, type U64 } from "@cg/schema";
+import { type DeviceMemorySink, normalizeU64, type U64 } from "@cg/schema";
 
 /** Trace device label for an NVIDIA device index (`cuda:<index>`, the trace convention). */
 export function deviceLabel(index: number): string {
@@ -20,20 +20,6 @@ export interface DeviceMemorySample {
   readonly reservedBytes: U64 | undefined;
   /** Memory this process holds on the device (running-processes query), where the driver tells. */
   readonly processUsedBytes: U64 | undefined;
-}
-
-/**
- * Anything that records `device_memory` events — a trace session, a test double, another tool.
- * (`@cg/writer`'s TraceSession has this method; this package does not depend on it.)
- */
-export interface DeviceMemorySink {
-  recordDeviceMemory(
-    device: string,
-    usedBytes: U64,
-    freeBytes: U64,
-    timestampNs?: U64,
-    reservedBytes?: U64,
-  ): unknown;
 }
 
 export interface RecordOptions {

@@ -1,7 +1,8 @@
+// Sinks are defined in @cg/schema, so that a trace session is one without this package depending on the writer.
+export type { DeviceMemorySink } from "@cg/schema";
 export { CudaProbeError, type CudaProbeErrorOptions, type CudaProbeReason } from "./cuda-probe-error.js";
 export {
   type DeviceMemorySample,
-  type DeviceMemorySink,
   deviceLabel,
   type RecordOptions,
 } from "./device-memory-sample.js";

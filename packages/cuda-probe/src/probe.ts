@@ -1,10 +1,9 @@
 // The probe: opened once, read at checkpoints, closed (or shut down at process exit).
 import { type ClockOrigin, MonotonicClock } from "@cg/clock";
-import { normalizeU64, type U64 } from "@cg/schema";
+import { type DeviceMemorySink, normalizeU64, type U64 } from "@cg/schema";
 import { CudaProbeError, type CudaProbeReason } from "./cuda-probe-error.js";
 import {
   type DeviceMemorySample,
-  type DeviceMemorySink,
   deviceLabel,
   makeSample,
   type RecordOptions,

@@ -2,11 +2,10 @@
 // span boundaries and at stop, and reports what the worker did.
 import { Worker } from "node:worker_threads";
 import type { MonotonicClock } from "@cg/clock";
-import { normalizeU64 } from "@cg/schema";
+import { type DeviceMemorySink, normalizeU64 } from "@cg/schema";
 import { CudaProbeError } from "./cuda-probe-error.js";
 import {
   type DeviceMemorySample,
-  type DeviceMemorySink,
   makeSample,
   type RecordOptions,
   recordSample,

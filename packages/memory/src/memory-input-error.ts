@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
 
 export interface MemoryInputErrorOptions extends CgErrorOptions {
   /** Where the bad value was found, e.g. `shape[2]` or `memory[17].bytes`. */
@@ -6,14 +6,7 @@ export interface MemoryInputErrorOptions extends CgErrorOptions {
 }
 
 /** A value handed to `@cg/memory` is not a valid wire value (e.g. a negative or fractional dimension). */
-export class MemoryInputError extends CgError {
+export class MemoryInputError extends cgErrorWithDetails<MemoryInputErrorOptions>() {
   override readonly name = "MemoryInputError";
-  readonly path: string;
-
-  constructor({ message, cause, path }: MemoryInputErrorOptions) {
-    super({ message, cause });
-    this.path = path;
-  }
-
   static override isInstance = brandCheck<MemoryInputError>("MemoryInputError");
 }

@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type LineErrorCode } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails, type LineErrorCode } from "@cg/schema";
 
 /**
  * Stable codes of reader failures. Line-stage codes come from `decodeTraceLine` of @cg/schema
@@ -21,9 +21,7 @@ export type TraceParseErrorCode =
 /** Processing stage of the failure, as in the fixture manifest: a single line, or the event stream. */
 export type TraceParseStage = "line" | "stream";
 
-export interface TraceParseErrorOptions {
-  message: string;
-  cause?: unknown;
+export interface TraceParseErrorOptions extends CgErrorOptions {
   code: TraceParseErrorCode;
   stage: TraceParseStage;
   /** 1-based physical line (blank lines count); `undefined` when no line causes it (missing meta). */
@@ -37,24 +35,7 @@ export interface TraceParseErrorOptions {
 }
 
 /** A trace file (or one of its lines) that cannot be read as `candle-graph/trace/6`. */
-export class TraceParseError extends CgError {
+export class TraceParseError extends cgErrorWithDetails<TraceParseErrorOptions>() {
   override readonly name = "TraceParseError";
-  readonly code: TraceParseErrorCode;
-  readonly stage: TraceParseStage;
-  readonly line: number | undefined;
-  readonly index: number | undefined;
-  readonly file: string | undefined;
-  readonly field: string | undefined;
-
-  constructor(options: TraceParseErrorOptions) {
-    super({ message: options.message, cause: options.cause });
-    this.code = options.code;
-    this.stage = options.stage;
-    this.line = options.line;
-    this.index = options.index;
-    this.file = options.file;
-    this.field = options.field;
-  }
-
   static override isInstance = brandCheck<TraceParseError>("TraceParseError");
 }

@@ -1,7 +1,15 @@
-export { brandCheck, CgError, type CgErrorOptions } from "./cg-error.js";
+export {
+  brandCheck,
+  CgError,
+  type CgErrorDetails,
+  type CgErrorOptions,
+  type CgErrorWithDetailsClass,
+  cgErrorWithDetails,
+} from "./cg-error.js";
 export { compareCodePoints } from "./code-point-order.js";
 export { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 export { type DecodeTraceLineOptions, decodeTraceLine } from "./decode-trace-line.js";
+export type { DeviceMemorySink } from "./device-memory-sink.js";
 export {
   encodeDeviceMemoryEvent,
   encodeEdgeEvent,

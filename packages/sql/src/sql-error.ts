@@ -1,4 +1,4 @@
-import { brandCheck, CgError } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
 
 export type SqlErrorCode =
   | "no_traces"
@@ -9,24 +9,14 @@ export type SqlErrorCode =
   | "dataset_layout"
   | "export_failed";
 
-export interface SqlErrorOptions {
-  message: string;
+export interface SqlErrorOptions extends CgErrorOptions {
   code: SqlErrorCode;
+  /** The input the failure is about, when there is one. */
   file?: string;
-  cause?: unknown;
 }
 
 /** Something `@cg/sql` could not do: a missing input, a rejected trace in strict mode, a bad query. */
-export class SqlError extends CgError {
+export class SqlError extends cgErrorWithDetails<SqlErrorOptions>() {
   override readonly name = "SqlError";
-  readonly code: SqlErrorCode;
-  readonly file: string | undefined;
-
-  constructor({ message, code, file, cause }: SqlErrorOptions) {
-    super(cause === undefined ? { message } : { message, cause });
-    this.code = code;
-    this.file = file;
-  }
-
   static override isInstance = brandCheck<SqlError>("SqlError");
 }

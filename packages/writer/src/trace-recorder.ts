@@ -1,4 +1,4 @@
-import type { ExecutionStep, GradientState, SpanKind, U64 } from "@cg/schema";
+import type { DeviceMemorySink, ExecutionStep, GradientState, SpanKind } from "@cg/schema";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";
 
@@ -14,9 +14,10 @@ export interface SpanOptions {
 
 /**
  * The recording interface shared by a real `TraceSession` and the no-op session a closed
- * `CaptureGate` hands out, so instrumented code does not care which one it has.
+ * `CaptureGate` hands out, so instrumented code does not care which one it has. As a
+ * `DeviceMemorySink`, it takes `@cg/cuda-probe`'s readings (`recordDeviceMemory`).
  */
-export interface TraceRecorder {
+export interface TraceRecorder extends DeviceMemorySink {
   /** False for the no-op session. */
   readonly isRecording: boolean;
   beginSpan(name: string, kind?: SpanKind): SpanHandle;
@@ -32,13 +33,6 @@ export interface TraceRecorder {
   recordTensor(span: SpanRef, record: TensorRecord): void;
   recordMemoryAlloc(span: SpanRef, record: MemoryRecord): void;
   recordMemoryFree(span: SpanRef, record: MemoryRecord): void;
-  recordDeviceMemory(
-    device: string,
-    usedBytes: U64,
-    freeBytes: U64,
-    timestampNs?: U64,
-    reservedBytes?: U64,
-  ): void;
   recordGradient(root: string, key: string, state: GradientState, norm?: number): void;
   /** Nanoseconds since the capture clock started. */
   elapsedNs(): number;

@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
 
 /** Why a session call was refused. */
 export type TraceSessionErrorCode =
@@ -15,14 +15,7 @@ export interface TraceSessionErrorOptions extends CgErrorOptions {
 
 /** Misuse of a session: invalid provenance, a span ended twice or by the wrong session, finish with open spans, a
  * path another live session is writing. */
-export class TraceSessionError extends CgError {
+export class TraceSessionError extends cgErrorWithDetails<TraceSessionErrorOptions>() {
   override readonly name = "TraceSessionError";
-  readonly code: TraceSessionErrorCode;
-
-  constructor({ message, cause, code }: TraceSessionErrorOptions) {
-    super({ message, cause });
-    this.code = code;
-  }
-
   static override isInstance = brandCheck<TraceSessionError>("TraceSessionError");
 }

@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
 
 export interface TraceWriteErrorOptions extends CgErrorOptions {
   /** Where the trace was being written: a file path, or a sink's description. */
@@ -8,17 +8,8 @@ export interface TraceWriteErrorOptions extends CgErrorOptions {
 }
 
 /** The trace could not be created or written. The first write failure of a session is sticky. */
-export class TraceWriteError extends CgError {
+export class TraceWriteError extends cgErrorWithDetails<TraceWriteErrorOptions>() {
   override readonly name = "TraceWriteError";
-  readonly target: string;
-  readonly systemCode: string | undefined;
-
-  constructor({ message, cause, target, systemCode }: TraceWriteErrorOptions) {
-    super({ message, cause });
-    this.target = target;
-    this.systemCode = systemCode;
-  }
-
   static override isInstance = brandCheck<TraceWriteError>("TraceWriteError");
 
   /** Wraps a thrown system error, naming the target and the system message. */

@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
 
 export interface WriterInputErrorOptions extends CgErrorOptions {
   /** The offending input field, camelCase as passed (e.g. `durationNs`, `shape[1]`, `tags.batch`). */
@@ -6,14 +6,7 @@ export interface WriterInputErrorOptions extends CgErrorOptions {
 }
 
 /** A value passed to a writer call is not valid for the wire; nothing was written. */
-export class WriterInputError extends CgError {
+export class WriterInputError extends cgErrorWithDetails<WriterInputErrorOptions>() {
   override readonly name = "WriterInputError";
-  readonly field: string;
-
-  constructor({ message, cause, field }: WriterInputErrorOptions) {
-    super({ message, cause });
-    this.field = field;
-  }
-
   static override isInstance = brandCheck<WriterInputError>("WriterInputError");
 }
