@@ -92,6 +92,45 @@ function on(bytes: Buffer): LineTarget {
   return target;
 }
 
+/** The clock reading every property below hands the serializers. */
+const CLOCK_NS = 2_000_000_007;
+
+/**
+ * For random inputs at a random offset, `put` either bails out (-1) or writes exactly the string
+ * serializer's line (`line`), never touching the bytes before the offset; it reads the clock only
+ * for a line it writes that takes the clock's time (`readsClock`). Returns how many it wrote.
+ */
+function expectBytesOrBailOut<Input>(
+  inputs: fc.Arbitrary<Input>,
+  put: (target: LineTarget, start: number, input: Input, now: () => number) => number,
+  line: (input: Input, now: () => number) => string,
+  readsClock: (input: Input) => boolean,
+  numRuns: number,
+): number {
+  let written = 0;
+  fc.assert(
+    fc.property(inputs, fc.nat({ max: 4096 }), (input, start) => {
+      const bytes = freshBuffer();
+      let readings = 0;
+      const now = () => {
+        readings++;
+        return CLOCK_NS;
+      };
+      const end = put(on(bytes), start, input, now);
+      expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
+      if (end < 0) {
+        expect(readings).toBe(0);
+        return;
+      }
+      written++;
+      expect(readings).toBe(readsClock(input) ? 1 : 0);
+      expect(bytes.toString("utf8", start, end)).toBe(line(input, () => CLOCK_NS));
+    }),
+    { numRuns },
+  );
+  return written;
+}
+
 /**
  * Printable-ASCII records always take the byte path, and `put` writes from offset 0 exactly the
  * line `line` builds for them.
@@ -113,19 +152,17 @@ function expectAsciiFastPath<Record>(
 
 describe("putOpLine", () => {
   it("writes the schema encoder's bytes or bails out, for any strings and u64 values", () => {
-    fc.assert(
-      fc.property(text, opRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
-        const bytes = freshBuffer();
-        const end = recordLines.putOpLine(on(bytes), start, spanId, record, false, () => 31337);
-        // Nothing before the start offset is touched, whatever happens.
-        expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
-        if (end < 0) return;
-        expect(bytes.toString("utf8", start, end)).toBe(expectedOp(spanId, record, 31337));
-        expect(bytes.toString("utf8", start, end)).toBe(
-          recordLines.opLine(encodeJsonString(spanId), record, () => 31337),
-        );
-      }),
-      { numRuns: 2000 },
+    expectBytesOrBailOut(
+      fc.tuple(text, opRecord(text)),
+      (target, start, [spanId, record], now) =>
+        recordLines.putOpLine(target, start, spanId, record, false, now),
+      ([spanId, record], now) => {
+        const line = recordLines.opLine(encodeJsonString(spanId), record, now);
+        expect(line).toBe(expectedOp(spanId, record, CLOCK_NS));
+        return line;
+      },
+      ([, record]) => record.timestampNs === undefined,
+      2000,
     );
   });
 
@@ -308,21 +345,14 @@ const memoryRecord = (strings: fc.Arbitrary<string>) =>
 
 describe("putTensorLine", () => {
   it("writes tensorLine's bytes or bails out, for any strings and u64 values", () => {
-    let fast = 0;
-    fc.assert(
-      fc.property(text, tensorRecord(text), fc.nat({ max: 4096 }), (spanId, record, start) => {
-        const bytes = freshBuffer();
-        const end = recordLines.putTensorLine(on(bytes), start, spanId, record);
-        expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
-        if (end < 0) return;
-        fast++;
-        expect(bytes.toString("utf8", start, end)).toBe(
-          recordLines.tensorLine(encodeJsonString(spanId), record),
-        );
-      }),
-      { numRuns: 2000 },
+    const written = expectBytesOrBailOut(
+      fc.tuple(text, tensorRecord(text)),
+      (target, start, [spanId, record]) => recordLines.putTensorLine(target, start, spanId, record),
+      ([spanId, record]) => recordLines.tensorLine(encodeJsonString(spanId), record),
+      () => false,
+      2000,
     );
-    expect(fast).toBeGreaterThan(30);
+    expect(written).toBeGreaterThan(30);
   });
 
   it("takes the fast path for printable-ASCII records and bails out on invalid values", () => {
@@ -359,36 +389,16 @@ describe("putTensorLine", () => {
 
 describe("putMemoryLine", () => {
   it("writes memoryLine's bytes or bails out, reading the clock only for a line it writes", () => {
-    let fast = 0;
-    fc.assert(
-      fc.property(
-        text,
-        memoryRecord(text),
-        fc.constantFrom<"alloc" | "free">("alloc", "free"),
-        fc.nat({ max: 4096 }),
-        (spanId, record, action, start) => {
-          const bytes = freshBuffer();
-          let readings = 0;
-          const now = () => {
-            readings++;
-            return 424242;
-          };
-          const end = recordLines.putMemoryLine(on(bytes), start, spanId, record, action, now);
-          expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
-          if (end < 0) {
-            expect(readings).toBe(0);
-            return;
-          }
-          fast++;
-          expect(readings).toBe(record.timestampNs === undefined ? 1 : 0);
-          expect(bytes.toString("utf8", start, end)).toBe(
-            recordLines.memoryLine(encodeJsonString(spanId), record, action, () => 424242),
-          );
-        },
-      ),
-      { numRuns: 3000 },
+    const written = expectBytesOrBailOut(
+      fc.tuple(text, memoryRecord(text), fc.constantFrom<"alloc" | "free">("alloc", "free")),
+      (target, start, [spanId, record, action], now) =>
+        recordLines.putMemoryLine(target, start, spanId, record, action, now),
+      ([spanId, record, action], now) =>
+        recordLines.memoryLine(encodeJsonString(spanId), record, action, now),
+      ([, record]) => record.timestampNs === undefined,
+      3000,
     );
-    expect(fast).toBeGreaterThan(30);
+    expect(written).toBeGreaterThan(30);
   });
 
   it("takes the fast path for printable-ASCII records", () => {
@@ -462,47 +472,17 @@ describe("putMemoryLine", () => {
 
 describe("putDeviceMemoryLine", () => {
   it("writes deviceMemoryLine's bytes or bails out, reading the clock only for a line it writes", () => {
-    let fast = 0;
-    fc.assert(
-      fc.property(
-        text,
-        fc.oneof(u64, badU64),
-        fc.oneof(u64, badU64),
-        maybe(fc.oneof(u64, badU64)),
-        maybe(fc.oneof(u64, badU64)),
-        fc.nat({ max: 4096 }),
-        (device, used, free, timestamp, reserved, start) => {
-          const bytes = freshBuffer();
-          let readings = 0;
-          const now = () => {
-            readings++;
-            return 2_000_000_007;
-          };
-          const end = recordLines.putDeviceMemoryLine(
-            on(bytes),
-            start,
-            device,
-            used,
-            free,
-            timestamp,
-            reserved,
-            now,
-          );
-          expect(bytes.subarray(0, start).every((byte) => byte === FILL)).toBe(true);
-          if (end < 0) {
-            expect(readings).toBe(0);
-            return;
-          }
-          fast++;
-          expect(readings).toBe(timestamp === undefined ? 1 : 0);
-          expect(bytes.toString("utf8", start, end)).toBe(
-            recordLines.deviceMemoryLine(device, used, free, timestamp, reserved, () => 2_000_000_007),
-          );
-        },
-      ),
-      { numRuns: 3000 },
+    const anyU64 = fc.oneof(u64, badU64);
+    const written = expectBytesOrBailOut(
+      fc.tuple(text, anyU64, anyU64, maybe(anyU64), maybe(anyU64)),
+      (target, start, [device, used, free, timestamp, reserved], now) =>
+        recordLines.putDeviceMemoryLine(target, start, device, used, free, timestamp, reserved, now),
+      ([device, used, free, timestamp, reserved], now) =>
+        recordLines.deviceMemoryLine(device, used, free, timestamp, reserved, now),
+      ([, , , timestamp]) => timestamp === undefined,
+      3000,
     );
-    expect(fast).toBeGreaterThan(60);
+    expect(written).toBeGreaterThan(60);
   });
 
   it("bails out on a clock reading that is not a u64 and before running past the buffer", () => {
