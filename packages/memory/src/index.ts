@@ -1,14 +1,8 @@
 export { type AnalyzeMemoryInput, type AnalyzeMemoryOptions, analyzeMemory } from "./analyze-memory.js";
 export { categoryForStep } from "./category-for-step.js";
 export { dtypeSizeBytes, isKnownDtype } from "./dtype-size.js";
-export type {
-  CategoryBytes,
-  DeviceMemorySummary,
-  MemoryAnalysis,
-  MemoryAnalysisCompat,
-  MemoryTimelinePoint,
-  PeakAllocation,
-} from "./memory-analysis-types.js";
+// Every result type of the analysis is public.
+export type * from "./memory-analysis-types.js";
 export { compareMemoryEvents, sortMemoryEvents } from "./memory-event-order.js";
 export { MemoryInputError, type MemoryInputErrorOptions } from "./memory-input-error.js";
 export { MemoryTimeline, type MemoryTimelineOptions } from "./memory-timeline.js";
