@@ -1,22 +1,18 @@
-import { EVENT_LAYOUTS, type EventLayout } from "@cg/schema";
+import { EVENT_KINDS, EVENT_LAYOUTS, type EventLayout } from "@cg/schema";
 import { describe, expect, test } from "vitest";
 import { columnsOfEvent, SQL_TYPE_OF_WIRE } from "./event-columns.js";
-import { TABLES, type TableName } from "./tables.js";
-
-const TABLE_OF_KIND: Record<string, TableName> = {
-  meta: "runs",
-  span_start: "spans",
-  op: "ops",
-  tensor: "tensors",
-  memory: "memory",
-  device_memory: "device_memory",
-  gradient: "gradients",
-  edge: "edges",
-};
+import { TABLE_OF_KIND, TABLES } from "./tables.js";
 
 describe("event tables follow @cg/schema's wire layout", () => {
-  test.each(Object.entries(TABLE_OF_KIND))("%s → %s", (kind, tableName) => {
-    const layout = EVENT_LAYOUTS[kind as keyof typeof EVENT_LAYOUTS];
+  test("every event kind but span_end has one table", () => {
+    expect(TABLES.map((table) => table.kind).sort()).toEqual(
+      EVENT_KINDS.filter((kind) => kind !== "span_end").sort(),
+    );
+    for (const table of TABLES) expect(TABLE_OF_KIND[table.kind]).toBe(table.name);
+  });
+
+  test.each(TABLES.map((table) => [table.kind, table.name] as const))("%s → %s", (kind, tableName) => {
+    const layout = EVENT_LAYOUTS[kind];
     const table = TABLES.find((candidate) => candidate.name === tableName);
     const wireColumns = table?.columns.filter((column) => column.key !== undefined) ?? [];
     // run_id leads every table (the runs table's is the meta's own).

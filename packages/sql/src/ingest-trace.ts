@@ -18,7 +18,7 @@ import {
 import { type TraceEvent, type U64, u64ToBigInt } from "@cg/schema";
 import { SqlError } from "./sql-error.js";
 import type { TableRows } from "./table-rows.js";
-import type { TableName } from "./tables.js";
+import { TABLE_OF_KIND, type TableName } from "./tables.js";
 
 /** A trace read into the tables. */
 export interface IngestedRun {
@@ -75,13 +75,6 @@ export interface TraceIngestHooks {
   /** Called after each batch of events: a promise holds the reading until it settles. */
   afterBatch?: () => Promise<void> | undefined;
 }
-
-const TABLE_OF_KIND = {
-  memory: "memory",
-  device_memory: "device_memory",
-  gradient: "gradients",
-  edge: "edges",
-} as const satisfies Record<string, TableName>;
 
 /** Per-span totals of its own ops: all the span tree needs from the ops. */
 interface OpTotals {

@@ -27,6 +27,7 @@ function column(name: string, type: SqlType, nullable: boolean): Column {
 const TABLE: Table = {
   // Any table name of the dataset would do; the columns are this test's own.
   name: "edges",
+  kind: "edge",
   columns: [
     column("run_id", "VARCHAR", false),
     ...TYPES.map((type, index) => column(`c${index}`, type, true)),

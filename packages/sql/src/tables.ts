@@ -1,7 +1,7 @@
 // The dataset's tables (layout `cg-dataset/1`): one per event kind plus `runs`. Event columns come
 // from @cg/schema's wire layout table; only the columns a table adds beyond the wire fields are
 // listed here.
-import { EVENT_LAYOUTS } from "@cg/schema";
+import { EVENT_LAYOUTS, type EventKind } from "@cg/schema";
 import { type Column, columnsOfEvent } from "./event-columns.js";
 
 /** Version of the table layout, recorded in every exported dataset. */
@@ -19,6 +19,8 @@ export type TableName =
 
 export interface Table {
   name: TableName;
+  /** The event kind whose lines are the table's rows (`meta` for runs, `span_start` for spans). */
+  kind: Exclude<EventKind, "span_end">;
   /** Every column, `run_id` first. */
   columns: Column[];
 }
@@ -47,8 +49,8 @@ function resolvedStorageBytes(columns: Column[]): Column[] {
   );
 }
 
-function eventTable(name: TableName, columns: Column[]): Table {
-  return { name, columns: [RUN_ID, ...columns] };
+function eventTable(name: TableName, kind: Table["kind"], columns: Column[]): Table {
+  return { name, kind, columns: [RUN_ID, ...columns] };
 }
 
 const metaColumns = columnsOfEvent(EVENT_LAYOUTS.meta).filter((column) => column.name !== "run_id");
@@ -57,7 +59,7 @@ const spanEndDuration = columnsOfEvent(EVENT_LAYOUTS.span_end).filter(
 );
 
 export const TABLES: readonly Table[] = [
-  eventTable("runs", [
+  eventTable("runs", "meta", [
     ...metaColumns,
     derived("file", "VARCHAR", "path of the trace file"),
     derived("trusted", "BOOLEAN", "health verdict: no issue of severity error (spec §12)"),
@@ -74,7 +76,7 @@ export const TABLES: readonly Table[] = [
     derived("peak_bytes", "UBIGINT", "memory analysis: largest live total of one device"),
     derived("peak_device", "VARCHAR", "memory analysis: device of the peak; NULL when none", true),
   ]),
-  eventTable("spans", [
+  eventTable("spans", "span_start", [
     ...columnsOfEvent(EVENT_LAYOUTS.span_start),
     // Read from the span_end, so derived here rather than a field of the span_start row.
     ...spanEndDuration.map(({ key: _key, ...column }) => ({
@@ -87,13 +89,19 @@ export const TABLES: readonly Table[] = [
     derived("total_ns", "UBIGINT", "duration, or for a zero duration its ops and children (spec §16)"),
     derived("self_ns", "UBIGINT", "total minus the union of the children's intervals"),
   ]),
-  eventTable("ops", resolvedStorageBytes(columnsOfEvent(EVENT_LAYOUTS.op))),
-  eventTable("tensors", resolvedStorageBytes(columnsOfEvent(EVENT_LAYOUTS.tensor))),
-  eventTable("memory", columnsOfEvent(EVENT_LAYOUTS.memory)),
-  eventTable("device_memory", columnsOfEvent(EVENT_LAYOUTS.device_memory)),
-  eventTable("gradients", columnsOfEvent(EVENT_LAYOUTS.gradient)),
-  eventTable("edges", columnsOfEvent(EVENT_LAYOUTS.edge)),
+  eventTable("ops", "op", resolvedStorageBytes(columnsOfEvent(EVENT_LAYOUTS.op))),
+  eventTable("tensors", "tensor", resolvedStorageBytes(columnsOfEvent(EVENT_LAYOUTS.tensor))),
+  eventTable("memory", "memory", columnsOfEvent(EVENT_LAYOUTS.memory)),
+  eventTable("device_memory", "device_memory", columnsOfEvent(EVENT_LAYOUTS.device_memory)),
+  eventTable("gradients", "gradient", columnsOfEvent(EVENT_LAYOUTS.gradient)),
+  eventTable("edges", "edge", columnsOfEvent(EVENT_LAYOUTS.edge)),
 ];
+
+/** The table of each event kind's rows (span_end's duration is a column of `spans`). */
+export const TABLE_OF_KIND = Object.fromEntries(TABLES.map((table) => [table.kind, table.name])) as Record<
+  Table["kind"],
+  TableName
+>;
 
 export function tableNamed(name: TableName): Table {
   const table = TABLES.find((candidate) => candidate.name === name);
