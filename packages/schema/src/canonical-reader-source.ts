@@ -8,12 +8,7 @@ import * as cursor from "./canonical-cursor.js";
 import type { EventLayout, EventLayoutTable, FieldLayout, WireType } from "./event-layouts.js";
 import { eventReturnSource } from "./event-literal-source.js";
 import type { TraceEvent } from "./events.js";
-import {
-  generatedFunction,
-  type SourceCompiler,
-  SourceConstants,
-  sourceString,
-} from "./generated-function.js";
+import { generatedTier, type SourceCompiler, SourceConstants, sourceString } from "./generated-function.js";
 
 /** Reads the event at the cursor (just after nothing: it matches `{"kind":"` itself). */
 export type CanonicalEventReader = () => TraceEvent | undefined;
@@ -126,8 +121,6 @@ function eventReaderSource(source: ReaderSource, layouts: EventLayoutTable): str
   return `${body}default:\nreturn undefined;\n}\n};\n`;
 }
 
-const declineEvery: CanonicalEventReader = () => undefined;
-
 /**
  * The canonical-bytes event reader of `layouts`; where code generation is forbidden, a reader that
  * declines every line (the text tiers then decode them).
@@ -140,5 +133,5 @@ export function compileCanonicalEventReader(
   const body = eventReaderSource(source, layouts);
   // The generated code calls the cursor's readers by their exported names.
   const bindings = { ...cursor, C: source.constants.values };
-  return generatedFunction<CanonicalEventReader>(bindings, body, compile) ?? declineEvery;
+  return generatedTier<CanonicalEventReader>(bindings, body, compile);
 }

@@ -19,12 +19,7 @@
 import { digitCount, floatExponentPossible, type JsonRecord, mayHaveExponent } from "./decode-values.js";
 import { EVENT_LAYOUTS, type EventLayoutTable, type FieldLayout } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
-import {
-  generatedFunction,
-  type SourceCompiler,
-  SourceConstants,
-  sourceString,
-} from "./generated-function.js";
+import { generatedTier, type SourceCompiler, SourceConstants, sourceString } from "./generated-function.js";
 
 /**
  * Set by the number readers of the line being decoded (decoding is synchronous and never
@@ -168,8 +163,6 @@ function kindSource(
   return `if (!proven(line, ${sourceString(kind)}, ${members.join(" + ") || "0"})) return undefined;\n${defaults}return record;\n`;
 }
 
-const declineEvery: PlainCompactText = () => undefined;
-
 /**
  * The plain compact-text tier of `layouts`; where code generation is forbidden, one that declines
  * every line.
@@ -191,7 +184,7 @@ export function compilePlainCompactText(
     bindings[`required_${type}`] = required;
     bindings[`absentAllowed_${type}`] = absentAllowed;
   }
-  return generatedFunction<PlainCompactText>(bindings, source, compile) ?? declineEvery;
+  return generatedTier<PlainCompactText>(bindings, source, compile);
 }
 
 function startLine(): void {

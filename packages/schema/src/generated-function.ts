@@ -35,6 +35,22 @@ export function generatedFunction<T>(
   return factory(...(names.map((name) => bindings[name]) as never[])) as T;
 }
 
+/**
+ * A fast tier compiled from `body` as `generatedFunction` does; where code generation is forbidden,
+ * a tier that declines every line (returns undefined), so that the always-available tiers decide.
+ */
+export function generatedTier<Tier extends (...args: never[]) => unknown>(
+  bindings: Readonly<Record<string, unknown>>,
+  body: string,
+  compile?: SourceCompiler,
+): Tier {
+  return generatedFunction<Tier>(bindings, body, compile) ?? (declineEveryLine as Tier);
+}
+
+function declineEveryLine(): undefined {
+  return undefined;
+}
+
 /** A JavaScript string literal of `text` (JSON strings are valid JavaScript since ES2019). */
 export function sourceString(text: string): string {
   return JSON.stringify(text);
