@@ -25,11 +25,13 @@ export class RangeWorkerPool {
   readonly #queue: Waiting[] = [];
   readonly #running = new Map<Worker, Waiting>();
   #failure: unknown;
+  #closing = false;
 
-  constructor(size: number) {
+  /** `start`: starts one thread (a real range worker by default; tests pass threads that fail). */
+  constructor(size: number, start: () => Worker = startRangeWorker) {
     this.size = size;
     for (let index = 0; index < size; index++) {
-      const worker = startRangeWorker();
+      const worker = start();
       worker.on("message", (reply: RangeReply) => {
         const waiting = this.#running.get(worker);
         this.#running.delete(worker);
@@ -38,8 +40,11 @@ export class RangeWorkerPool {
         this.#next();
       });
       worker.on("error", (error) => this.#fail(error));
+      // A thread that stops, busy or idle, would take its range (or the next one sent to it) with it
+      // and leave the merge waiting for a reply that never comes: every waiting range fails at once,
+      // and the merge reads the rest of the file itself.
       worker.on("exit", (code) => {
-        if (this.#running.has(worker)) this.#fail(new Error(`a range worker stopped (exit code ${code})`));
+        if (!this.#closing) this.#fail(new Error(`a range worker stopped (exit code ${code})`));
       });
       this.#workers.push(worker);
       this.#idle.push(worker);
@@ -55,10 +60,10 @@ export class RangeWorkerPool {
     });
   }
 
-  /** Stops every thread; ranges still queued or running are dropped. */
+  /** Stops every thread; ranges still queued or running fail, and so does any later `decode`. */
   async close(): Promise<void> {
-    this.#queue.length = 0;
-    this.#running.clear();
+    this.#closing = true;
+    this.#fail(new Error("the range worker pool is closed"));
     await Promise.all(this.#workers.map((worker) => worker.terminate()));
   }
 

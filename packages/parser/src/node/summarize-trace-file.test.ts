@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { Worker } from "node:worker_threads";
 import { encodeTraceEvent, type TraceEvent } from "@cg/schema";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { afterAll, describe, expect, it } from "vitest";
 import { type StreamSummaryOptions, summarizeStream } from "../index.js";
 import { TraceParseError } from "../trace-parse-error.js";
 import { RangeWorkerPool } from "./range-worker-pool.js";
+import { startRangeWorker } from "./range-worker-script.js";
 import { summarizeTraceFile } from "./summarize-trace-file.js";
 
 const directory = mkdtempSync(join(tmpdir(), "cg-parallel-"));
@@ -213,5 +215,87 @@ describe("summarizeTraceFile on worker threads", { timeout: 120_000 }, () => {
         await expectSequentialResult(join(fixturesDir, file), { mode }, 64);
       }
     }
+  });
+});
+
+/** Threads that fail as real ones can: `fault` turns the `index`-th started thread into a failing one. */
+function faultyPool(fault: (index: number) => Worker | undefined): RangeWorkerPool {
+  let started = 0;
+  return new RangeWorkerPool(2, () => fault(started++) ?? startRangeWorker());
+}
+
+/** A thread that runs `body` on its first range (from source: no tsx needed). */
+function failingThread(body: string): Worker {
+  const source = `require("node:worker_threads").parentPort.on("message", () => { ${body} });`;
+  return new Worker(source, { eval: true });
+}
+
+/** A real range worker that is terminated right after its `jobs`-th range was sent to it. */
+function terminatedThread(jobs: number): Worker {
+  const worker = startRangeWorker();
+  const post = worker.postMessage.bind(worker);
+  let sent = 0;
+  worker.postMessage = (job: unknown) => {
+    post(job);
+    if (++sent === jobs) void worker.terminate();
+  };
+  return worker;
+}
+
+describe("summarizeTraceFile when a thread dies", { timeout: 120_000 }, () => {
+  const faults: [string, (index: number) => Worker | undefined][] = [
+    [
+      "throws on its range",
+      (index) => (index === 1 ? failingThread('throw new Error("decoder crashed")') : undefined),
+    ],
+    ["exits on its range", (index) => (index === 0 ? failingThread("process.exit(7)") : undefined)],
+    ["is terminated mid-range", (index) => (index === 1 ? terminatedThread(3) : undefined)],
+    [
+      "is gone before its first range",
+      (index) => {
+        if (index !== 0) return undefined;
+        const worker = startRangeWorker();
+        void worker.terminate();
+        return worker;
+      },
+    ],
+  ];
+
+  it.each(faults)(
+    "reads the rest on the main thread when a thread %s (never a partial result)",
+    async (_name, fault) => {
+      const path = write("dying.jsonl", layeredTrace(150));
+      const broken = write(
+        "dying-broken.jsonl",
+        layeredTrace(300, { at: 4000, lines: ['{"kind":"op","span_id":"layer-200"}'] }),
+      );
+      for (const [file, mode] of [
+        [path, "strict"],
+        [broken, "strict"],
+        [broken, "lenient"],
+      ] as const) {
+        const threads = faultyPool(fault);
+        try {
+          const expected = await outcome((full) => summarizeStream(file, full), { mode });
+          const parallel = await outcome(
+            (full) =>
+              summarizeTraceFile(file, { ...full, pool: threads, rangeBytes: 4096, parallelMinBytes: 0 }),
+            { mode },
+          );
+          expect(isDeepStrictEqual(parallel, expected)).toBe(true);
+        } finally {
+          await threads.close();
+        }
+      }
+    },
+  );
+
+  it("refuses work after close instead of waiting for a reply", async () => {
+    const threads = new RangeWorkerPool(1);
+    await threads.close();
+    const path = write("closed.jsonl", layeredTrace(50));
+    expect(await summarizeTraceFile(path, { pool: threads, rangeBytes: 4096, parallelMinBytes: 0 })).toEqual(
+      await summarizeStream(path),
+    );
   });
 });
