@@ -24,9 +24,8 @@ import {
   putTensorLine,
   tensorLine,
 } from "./serialize/record-lines.js";
-import { putSpanEndLine, putSpanStartLine } from "./serialize/span-line-bytes.js";
-import { SpanNameCache, spanStartTail, spanStartTailFragment } from "./serialize/span-line-pieces.js";
-import { spanEndLine, spanStartLine } from "./serialize/span-lines.js";
+import { NO_PIECES, SPAN_END, SPAN_START } from "./serialize/span-line-writers.js";
+import { SpanPiecesCache } from "./serialize/span-pieces.js";
 import { createSyncSpanContext, type SpanContextStore } from "./span-context.js";
 import { SpanGuard, type SpanOwner } from "./span-guard.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";
@@ -43,7 +42,6 @@ const OPEN = 0;
 const FINISHED = 1;
 /** Passed as `run` to build the one NOOP instance (module-private: no caller can pass it). */
 const NOOP_RUN = Symbol("noop session");
-const FUNCTION_KIND_JSON = '"function"';
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (
@@ -76,7 +74,8 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
   readonly #now: () => number;
   /** Guards begun with `begin*`, in begin order; ended ones are removed wherever they are. */
   readonly #stack: SpanGuard[] = [];
-  readonly #names = new SpanNameCache();
+  /** The span lines' text that depends only on a span's name, kind, measured flag and step. */
+  readonly #pieces = new SpanPiecesCache(SPAN_START.plan);
   #spanCounter = 1;
   #gradientCounter = 0;
   #openSpans = 0;
@@ -122,12 +121,11 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     this.#context = options.spanContext ?? createSyncSpanContext<SpanGuard>();
     this.runId = options.runId ?? newRunId();
     const timestamp = options.timestamp ?? utcTimestamp();
-    const nameJson = jsonString(run.entrypoint, "entrypoint");
+    jsonString(run.entrypoint, "entrypoint");
+    const rootPieces = this.#pieces.get(run.entrypoint, "function", false, undefined);
     try {
       sink.append(encodeMetaEvent(metaEvent(run, jsonStringChecked(this.runId, "runId"), timestamp)) + "\n");
-      sink.append(
-        spanStartLine("s1", undefined, nameJson, 0, spanStartTail(FUNCTION_KIND_JSON, false, undefined)),
-      );
+      sink.append(SPAN_START.text(1, 0, 0, rootPieces));
     } catch (error) {
       throw TraceWriteError.fromCause("writing the trace header to", sink.location, error);
     }
@@ -277,8 +275,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     contextual: boolean,
   ): SpanGuard {
     this.#assertOpen();
-    const name = this.#names.get(nameText);
-    const tail = spanStartTailFragment(kind, measured, step);
+    const pieces = this.#pieces.get(nameText, kind, measured, step);
     const startReading = this.#clock.now();
     const context = this.#activeContexts === 0 ? undefined : this.#context.get();
     const parent = this.#currentIn(context);
@@ -298,9 +295,9 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     const at = out.start();
     if (
       at < 0 ||
-      !out.commit(putSpanStartLine(out.target, at, serial, parent.serial, name, startReading, tail))
+      !out.commit(SPAN_START.bytes(out.target, at, serial, parent.serial, startReading, pieces))
     ) {
-      out.text(spanStartLine(guard.id, parent.id, name.json, startReading, tail.text));
+      out.text(SPAN_START.text(serial, parent.serial, startReading, pieces));
     }
     return guard;
   }
@@ -319,8 +316,8 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     const durationNs = duration > 0 ? duration : 0;
     const out = this.#out;
     const at = out.start();
-    if (at < 0 || !out.commit(putSpanEndLine(out.target, at, span.serial, durationNs))) {
-      out.text(spanEndLine(span.id, durationNs));
+    if (at < 0 || !out.commit(SPAN_END.bytes(out.target, at, span.serial, 0, durationNs, NO_PIECES))) {
+      out.text(SPAN_END.text(span.serial, 0, durationNs, NO_PIECES));
     }
   }
 
@@ -497,7 +494,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
     }
     if (out.failure === undefined) {
       this.#root.isEnded = true;
-      out.text(spanEndLine("s1", duration));
+      out.text(SPAN_END.text(1, 0, duration, NO_PIECES));
     }
     // After a failure the sink is still released; the sticky error is what the caller gets.
     out.close();

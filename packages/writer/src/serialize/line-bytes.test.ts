@@ -18,10 +18,10 @@ import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
 import { putDigits } from "./byte-values.js";
 import { FIXED_RESERVE, type LineTarget, lineTarget } from "./line-target.js";
 import * as recordLines from "./record-lines.js";
-import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
-import { SpanNameCache, spanStartTailFragment } from "./span-line-pieces.js";
+import { NO_PIECES, SPAN_END, SPAN_START } from "./span-line-writers.js";
+import { SpanPiecesCache } from "./span-pieces.js";
 
-const names = new SpanNameCache();
+const spanPieces = new SpanPiecesCache(SPAN_START.plan);
 
 // Strings of every kind: plain ASCII labels (the fast path), escapes, control characters, DEL,
 // non-ASCII, lone surrogates, and arbitrary UTF-16.
@@ -246,12 +246,12 @@ describe("putOpLine", () => {
   });
 });
 
-describe("putSpanStartLine / putSpanEndLine", () => {
+describe("the span_start / span_end byte writers", () => {
   it("write the schema encoder's bytes or bail out", () => {
     fc.assert(
       fc.property(
         fc.nat(),
-        fc.nat(),
+        fc.oneof(fc.constant(0), fc.nat()),
         text,
         fc.oneof(fc.maxSafeNat(), fc.constantFrom(0, 1e9, 1.5, -1)),
         fc.constantFrom(...SPAN_KINDS),
@@ -260,21 +260,15 @@ describe("putSpanStartLine / putSpanEndLine", () => {
         fc.nat({ max: 4096 }),
         (id, parent, name, start, kind, measured, step, offset) => {
           const bytes = freshBuffer();
-          const end = putSpanStartLine(
-            on(bytes),
-            offset,
-            id,
-            parent,
-            names.get(name),
-            start,
-            spanStartTailFragment(kind, measured, step),
-          );
+          const pieces = spanPieces.get(name, kind, measured, step);
+          const end = SPAN_START.bytes(on(bytes), offset, id, parent, start, pieces);
           expect(bytes.subarray(0, offset).every((byte) => byte === FILL)).toBe(true);
           if (end >= 0) {
             const event = {
               kind: "span_start" as const,
               id: `s${id}`,
-              parent_id: `s${parent}`,
+              // Parent 0: no parent (the root).
+              ...(parent === 0 ? {} : { parent_id: `s${parent}` }),
               name,
               start_ns: start,
               span_kind: kind,
@@ -287,7 +281,7 @@ describe("putSpanStartLine / putSpanEndLine", () => {
               /^[\x20-\x7e]*$/.test(encodeJsonString(name)) && Number.isSafeInteger(start) && start >= 0,
             ).toBe(false);
           }
-          const endEnd = putSpanEndLine(on(bytes), offset, id, start);
+          const endEnd = SPAN_END.bytes(on(bytes), offset, id, 0, start, NO_PIECES);
           if (Number.isSafeInteger(start) && start >= 0) {
             expect(bytes.toString("latin1", offset, endEnd)).toBe(
               `${encodeSpanEndEvent({ kind: "span_end", id: `s${id}`, duration_ns: start })}\n`,
@@ -302,16 +296,8 @@ describe("putSpanStartLine / putSpanEndLine", () => {
 
   it("escaped names with only ASCII escapes still take the fast path", () => {
     const bytes = freshBuffer();
-    const name = names.get('say "hi"\n\u0001');
-    const end = putSpanStartLine(
-      on(bytes),
-      0,
-      2,
-      1,
-      name,
-      5,
-      spanStartTailFragment("module", true, "forward"),
-    );
+    const pieces = spanPieces.get('say "hi"\n\u0001', "module", true, "forward");
+    const end = SPAN_START.bytes(on(bytes), 0, 2, 1, 5, pieces);
     expect(bytes.toString("latin1", 0, end)).toBe(
       `${encodeSpanStartEvent({ kind: "span_start", id: "s2", parent_id: "s1", name: 'say "hi"\n\u0001', start_ns: 5, span_kind: "module", measured: true, step: "forward" })}\n`,
     );

@@ -38,7 +38,7 @@ const TIMESTAMP: ValueSource = { from: "clock", property: "timestampNs" };
 const SPAN: ValueSource = { from: "span" };
 const STORAGE: ValueSource = { from: "storage" };
 
-/** The record lines the session writes (spans have their own cached pieces: span-line-pieces.ts). */
+/** The record lines the session writes (span lines have their own plan: span-line-plan.ts). */
 export const LINE_PLANS = {
   op: plan(EVENT_LAYOUTS.op, { span_id: SPAN, timestamp_ns: TIMESTAMP, storage_bytes: STORAGE }),
   tensor: plan(EVENT_LAYOUTS.tensor, { span_id: SPAN, storage_bytes: STORAGE }),

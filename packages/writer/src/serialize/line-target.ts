@@ -1,8 +1,8 @@
 // Byte fast path: the frequent lines (op, tensor, memory, device_memory, span_start, span_end)
-// written straight into the sink's byte buffer (byte-lines.ts, span-line-bytes.ts), with no
+// written straight into the sink's byte buffer (byte-lines.ts, span-line-writers.ts), with no
 // intermediate string, no per-line allocation and no UTF-8 encoder call. It covers the common case
 // only (see byte-values.ts); on anything else a writer returns -1 and the session takes the string
-// serializers (text-lines.ts, span-lines.ts), which validate, throw the field-naming errors and
+// serializers (text-lines.ts, span-line-writers.ts), which validate, throw the field-naming errors and
 // produce the same canonical bytes. A writer only stores bytes past the sink's committed offset, so a bail-out leaves
 // nothing behind: the line emitter commits the returned end offset, or nothing.
 //

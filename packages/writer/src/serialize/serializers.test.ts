@@ -17,8 +17,8 @@ import {
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { deviceMemoryLine, memoryLine, opLine, tensorLine } from "./record-lines.js";
-import { spanStartTail } from "./span-line-pieces.js";
-import { spanEndLine, spanStartLine } from "./span-lines.js";
+import { NO_PIECES, SPAN_END, SPAN_START } from "./span-line-writers.js";
+import { spanPieces } from "./span-pieces.js";
 
 const text = fc.oneof(
   fc.string(),
@@ -160,21 +160,17 @@ describe("hot-path serializers equal the schema encoders", () => {
     fc.assert(
       fc.property(
         fc.nat(),
-        maybe(fc.nat()),
+        fc.oneof(fc.constant(0), fc.nat()),
         text,
         fc.maxSafeNat(),
         fc.constantFrom(...SPAN_KINDS),
         fc.boolean(),
         maybe(fc.constantFrom(...EXECUTION_STEPS)),
         (id, parent, name, start, kind, measured, step) => {
-          const parentId = parent === undefined ? undefined : `s${parent}`;
-          const line = spanStartLine(
-            `s${id}`,
-            parentId,
-            encodeJsonString(name),
-            start,
-            spanStartTail(`"${kind}"`, measured, step === undefined ? undefined : `"${step}"`),
-          );
+          // Parent 0: no parent (the root).
+          const parentId = parent === 0 ? undefined : `s${parent}`;
+          const pieces = spanPieces(SPAN_START.plan, { name, kind, measured, step });
+          const line = SPAN_START.text(id, parent, start, pieces);
           const event = {
             kind: "span_start" as const,
             id: `s${id}`,
@@ -186,7 +182,7 @@ describe("hot-path serializers equal the schema encoders", () => {
             ...(step === undefined ? {} : { step }),
           };
           expect(line).toBe(encodeSpanStartEvent(event) + "\n");
-          expect(spanEndLine(`s${id}`, start)).toBe(
+          expect(SPAN_END.text(id, 0, start, NO_PIECES)).toBe(
             encodeSpanEndEvent({ kind: "span_end", id: `s${id}`, duration_ns: start }) + "\n",
           );
         },

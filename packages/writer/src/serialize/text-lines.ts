@@ -40,7 +40,8 @@ export function resolvedText(value: U64): string {
 
 type Encoder = (value: unknown, field: string) => string;
 
-function encoderOf(field: FieldLayout): Encoder {
+/** The checking text encoder of `field`'s wire type. */
+export function encoderOf(field: FieldLayout): Encoder {
   switch (field.type) {
     case "string":
       return jsonString;

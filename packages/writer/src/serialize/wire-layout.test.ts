@@ -1,17 +1,17 @@
-// The record lines' serializers are derived from @cg/schema's EVENT_LAYOUTS (line-plans.ts); the
-// span lines are built from cached pieces. This holds all of them to the table: every key the
+// The record lines' serializers (line-plans.ts) and the span lines' writers (span-line-plan.ts) are
+// derived from @cg/schema's EVENT_LAYOUTS. This holds all of them to the table: every key the
 // table requires or defaults is written, nothing else, in the table's canonical order, by the
 // string and the byte serializer alike; and a MODIFIED table (a field added, fields reordered) is
-// followed by both derived serializers.
+// followed by the derived serializers, generated and closure fallback alike.
 import { EVENT_LAYOUTS, type EventLayout, encodeWithLayout, type SourceCompiler } from "@cg/schema";
 import { describe, expect, it } from "vitest";
 import { byteLine } from "./byte-lines.js";
 import { LINE_PLANS, planWithLayout } from "./line-plans.js";
 import { lineTarget } from "./line-target.js";
 import * as recordLines from "./record-lines.js";
-import { putSpanEndLine, putSpanStartLine } from "./span-line-bytes.js";
-import { SpanNameCache, spanStartTail, spanStartTailFragment } from "./span-line-pieces.js";
-import { spanEndLine, spanStartLine } from "./span-lines.js";
+import { SPAN_SOURCES } from "./span-line-plan.js";
+import { NO_PIECES, SPAN_END, SPAN_START, spanLineWriters } from "./span-line-writers.js";
+import { SpanPiecesCache, spanPieces } from "./span-pieces.js";
 import { textLine } from "./text-lines.js";
 
 const now = () => 77;
@@ -56,23 +56,18 @@ const memory = {
   timestampNs: 3,
 };
 
+const layerPieces = new SpanPiecesCache(SPAN_START.plan).get("layer", "function", true, "forward");
+
 /** Each kind's lines with every field the writer can write, from both serializers. */
 const lines: Record<string, { string: string; bytes: string }> = {
   span_start: {
-    string: spanStartLine("s2", "s1", '"layer"', 4, spanStartTail('"function"', true, '"forward"')),
-    bytes: bytesOf((target) =>
-      putSpanStartLine(
-        target,
-        0,
-        2,
-        1,
-        new SpanNameCache().get("layer"),
-        4,
-        spanStartTailFragment("function", true, "forward"),
-      ),
-    ),
+    string: SPAN_START.text(2, 1, 4, layerPieces),
+    bytes: bytesOf((target) => SPAN_START.bytes(target, 0, 2, 1, 4, layerPieces)),
   },
-  span_end: { string: spanEndLine("s2", 6), bytes: bytesOf((target) => putSpanEndLine(target, 0, 2, 6)) },
+  span_end: {
+    string: SPAN_END.text(2, 0, 6, NO_PIECES),
+    bytes: bytesOf((target) => SPAN_END.bytes(target, 0, 2, 0, 6, NO_PIECES)),
+  },
   op: {
     string: recordLines.opLine('"s2"', op, now),
     bytes: bytesOf((target) => recordLines.putOpLine(target, 0, "s2", op, false, now)),
@@ -218,5 +213,133 @@ describe("a modified table is followed by the derived serializers", () => {
     expect(closures(record, '"s2"', undefined, now)).toBe(text(record, '"s2"', undefined, now));
     expect(closures(op, '"s2"', undefined, now)).toBe(text(op, '"s2"', undefined, now));
     expect(() => closures({ ...op, queueNs: "12" }, '"s2"', undefined, now)).toThrow(/queueNs/);
+  });
+});
+
+describe("a modified span table is followed by the span writers", () => {
+  const field = (kind: "span_start" | "span_end", key: string) =>
+    EVENT_LAYOUTS[kind].fields.find((item) => item.key === key) as EventLayout["fields"][number];
+  const start = (key: string) => field("span_start", key);
+  /**
+   * `span_start` with `name` moved behind `span_kind`, a defaulted `depth` (the writer has no value:
+   * it writes the default) and an optional `thread` (no value: left out) added.
+   */
+  const startLayout: EventLayout = {
+    kind: "span_start",
+    fields: [
+      start("id"),
+      { key: "depth", type: "u64", presence: "defaulted", default: 0, null: "rejected" },
+      start("parent_id"),
+      start("start_ns"),
+      start("span_kind"),
+      start("name"),
+      { key: "thread", type: "string", presence: "optional", null: "absent" },
+      start("measured"),
+      start("step"),
+    ],
+  };
+  /** `parent_id` first and `start_ns` before `id`: no id before the optional key to share a quote with. */
+  const parentFirst: EventLayout = {
+    kind: "span_start",
+    fields: [
+      start("parent_id"),
+      start("start_ns"),
+      start("id"),
+      start("name"),
+      start("span_kind"),
+      start("measured"),
+      start("step"),
+    ],
+  };
+  /** `span_end` with `duration_ns` first. */
+  const endLayout: EventLayout = {
+    kind: "span_end",
+    fields: [field("span_end", "duration_ns"), field("span_end", "id")],
+  };
+  const cases = [
+    { parent: 1, step: "forward" as const, name: "layer" },
+    { parent: 0, step: undefined, name: "root" },
+    { parent: 7, step: undefined, name: 'say "hi"\n' },
+    { parent: 3, step: "backward" as const, name: "é non-ASCII" },
+  ];
+
+  for (const [title, layout] of [
+    ["name moved, keys added", startLayout],
+    ["parent_id first", parentFirst],
+  ] as const) {
+    it(`span_start (${title}): byte, string and closure writers write the schema encoder's line`, () => {
+      const writers = spanLineWriters(layout, SPAN_SOURCES.span_start);
+      const closures = spanLineWriters(layout, SPAN_SOURCES.span_start, forbidden);
+      for (const { parent, step, name } of cases) {
+        const pieces = spanPieces(writers.plan, { name, kind: "module", measured: true, step });
+        const event = {
+          kind: "span_start",
+          id: "s12",
+          ...(parent === 0 ? {} : { parent_id: `s${parent}` }),
+          name,
+          start_ns: 1_234_567_890_123,
+          span_kind: "module",
+          measured: true,
+          ...(step === undefined ? {} : { step }),
+        };
+        const expected = `${encodeWithLayout(layout, event)}\n`;
+        expect(writers.text(12, parent, 1_234_567_890_123, pieces)).toBe(expected);
+        expect(closures.text(12, parent, 1_234_567_890_123, pieces)).toBe(expected);
+        const target = lineTarget(new Uint8Array(4096));
+        const end = writers.bytes(target, 0, 12, parent, 1_234_567_890_123, pieces);
+        // Non-ASCII text takes the string path.
+        if (/^[\x00-\x7f]*$/.test(name)) expect(decoder.decode(target.bytes.subarray(0, end))).toBe(expected);
+        else expect(end).toBe(-1);
+        expect(closures.bytes(target, 0, 12, parent, 1_234_567_890_123, pieces)).toBe(-1);
+      }
+      // The real table's writers are untouched.
+      const realPieces = spanPieces(SPAN_START.plan, { name: "layer", kind: "module", measured: true });
+      expect(Object.keys(JSON.parse(SPAN_START.text(12, 1, 5, realPieces)))).toEqual([
+        "kind",
+        ...EVENT_LAYOUTS.span_start.fields.map((item) => item.key).filter((key) => key !== "step"),
+      ]);
+    });
+  }
+
+  it("span_end: byte, string and closure writers write the schema encoder's line", () => {
+    const writers = spanLineWriters(endLayout, SPAN_SOURCES.span_end);
+    const closures = spanLineWriters(endLayout, SPAN_SOURCES.span_end, forbidden);
+    const expected = `${encodeWithLayout(endLayout, { kind: "span_end", id: "s12", duration_ns: 345 })}\n`;
+    expect(expected.startsWith('{"kind":"span_end","duration_ns":345,')).toBe(true);
+    expect(writers.text(12, 0, 345, NO_PIECES)).toBe(expected);
+    expect(closures.text(12, 0, 345, NO_PIECES)).toBe(expected);
+    expect(bytesOf((target) => writers.bytes(target, 0, 12, 0, 345, NO_PIECES))).toBe(expected);
+    expect(closures.bytes(lineTarget(new Uint8Array(4096)), 0, 12, 0, 345, NO_PIECES)).toBe(-1);
+  });
+
+  it("a description value is checked against the modified table's variants, naming the argument", () => {
+    const narrowed: EventLayout = {
+      kind: "span_start",
+      fields: EVENT_LAYOUTS.span_start.fields.map((item) =>
+        item.key === "span_kind" ? { ...item, variants: ["function"] } : item,
+      ),
+    };
+    const plan = spanLineWriters(narrowed, SPAN_SOURCES.span_start).plan;
+    expect(() => spanPieces(plan, { name: "layer", kind: "module", measured: false })).toThrow(
+      /kind must be/,
+    );
+  });
+
+  it("a key the writer has no value for must not be required, and ids keep their types", () => {
+    const required: EventLayout = {
+      kind: "span_end",
+      fields: [
+        ...endLayout.fields,
+        { key: "thread", type: "string", presence: "required", null: "rejected" },
+      ],
+    };
+    expect(() => spanLineWriters(required, SPAN_SOURCES.span_end)).toThrow(
+      /no value for the required key thread/,
+    );
+    const retyped: EventLayout = {
+      kind: "span_end",
+      fields: [{ ...field("span_end", "id"), type: "u64" }, field("span_end", "duration_ns")],
+    };
+    expect(() => spanLineWriters(retyped, SPAN_SOURCES.span_end)).toThrow(/as u64 \(id\)/);
   });
 });
