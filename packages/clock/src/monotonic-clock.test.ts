@@ -50,6 +50,24 @@ describe("MonotonicClock", () => {
     expect(middle).toBeLessThanOrEqual(after);
   });
 
+  it("now() reads the nanoseconds nowBigInt() reads, whatever the origin's sub-second part", () => {
+    const current = process.hrtime.bigint();
+    // Origins whose nanoseconds are above and below the reading's (a borrow either way), one past
+    // 2^53 ns away (read through the BigInt), and one with 0 nanoseconds.
+    const distances = [3n, 999_999_999n, 1_000_000_001n, 7_500_000_123n, 200n * 86_400n * 1_000_000_000n];
+    for (const distance of distances) {
+      for (const origin of [current - distance, ((current - distance) / 1_000_000_000n) * 1_000_000_000n]) {
+        const clock = MonotonicClock.fromOrigin({ kind: "hrtime", ns: origin });
+        const before = clock.now();
+        const exact = clock.nowBigInt();
+        const after = clock.now();
+        expect(before).toBeLessThanOrEqual(Number(exact));
+        expect(Number(exact)).toBeLessThanOrEqual(after);
+        expect(after - before).toBeLessThan(1e9);
+      }
+    }
+  });
+
   it("clamps an origin in the future to 0 instead of going negative", () => {
     const origin: ClockOrigin = { kind: "hrtime", ns: process.hrtime.bigint() + 10_000_000_000n };
     const clock = MonotonicClock.fromOrigin(origin);

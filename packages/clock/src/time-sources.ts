@@ -2,7 +2,7 @@
 // looked up on `globalThis` so the package also loads in browsers, where `performance.now()` is used.
 
 interface HrtimeProcess {
-  hrtime: { bigint(): bigint };
+  hrtime: { (): [number, number]; bigint(): bigint };
 }
 
 /** `process.hrtime.bigint` when this runtime has it (Node, Bun, Deno's Node compat), else undefined. */
@@ -11,6 +11,16 @@ export function findHrtime(): (() => bigint) | undefined {
   if (typeof candidate?.bigint !== "function") return undefined;
   const hrtime = candidate as HrtimeProcess["hrtime"];
   return () => hrtime.bigint();
+}
+
+/**
+ * `process.hrtime` (seconds and nanoseconds of the same reading as `process.hrtime.bigint()`, with
+ * no BigInt to allocate) when this runtime has it, else undefined.
+ */
+export function findHrtimeParts(): (() => [number, number]) | undefined {
+  const candidate = (globalThis as { process?: Partial<HrtimeProcess> }).process?.hrtime;
+  if (typeof candidate !== "function" || typeof candidate.bigint !== "function") return undefined;
+  return () => candidate();
 }
 
 /** `performance` of this realm; every supported runtime (Node ≥ 16, browsers, workers) has one. */

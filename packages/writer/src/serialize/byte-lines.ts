@@ -27,7 +27,7 @@ import {
   putU64,
 } from "./byte-values.js";
 import { LINE_PLANS, type LinePlan, type ValueSource } from "./line-plans.js";
-import { FIXED_RESERVE, Fragment, type LineTarget, putFragment } from "./line-target.js";
+import { FIXED_RESERVE, Fragment, fragmentSource, type LineTarget, putFragment } from "./line-target.js";
 import { defaultText } from "./text-lines.js";
 import { fillTimestampGap, TIMESTAMP_GAP } from "./timestamp-gap.js";
 
@@ -54,9 +54,10 @@ class ByteLineSource {
   /** Bytes written unchecked: constant fragments and integers (must fit FIXED_RESERVE). */
   unchecked = 0;
 
+  /** Code that writes the constant `text` at `at` (see fragmentSource). */
   fragment(text: string): string {
     this.unchecked += text.length;
-    return this.constants.ref(new Fragment(text));
+    return fragmentSource(text);
   }
 
   /** `"variant"` for each enum variant (as fragments), and the default's for an absent value. */
@@ -73,8 +74,6 @@ class ByteLineSource {
 }
 
 const FAIL = "if (at < 0) return -1;\n";
-const TRUE = new Fragment("true");
-const FALSE = new Fragment("false");
 
 /** Writes the value `value` of `field` at `at` (key already written). */
 function valueSource(source: ByteLineSource, field: FieldLayout, value: string): string {
@@ -94,7 +93,7 @@ function valueSource(source: ByteLineSource, field: FieldLayout, value: string):
       return `${absentDefault}{\nat = putU64(bytes, at, ${value});\n${FAIL}}\n`;
     case "boolean":
       source.unchecked += 5;
-      return `${absentDefault}if (${value} === true) at = putFragment(target, at, ${source.constants.ref(TRUE)});\nelse if (${value} === false) at = putFragment(target, at, ${source.constants.ref(FALSE)});\nelse return -1;\n`;
+      return `${absentDefault}if (${value} === true) {\n${fragmentSource("true")}} else if (${value} === false) {\n${fragmentSource("false")}} else return -1;\n`;
     case "enum":
       return `{\nconst fragment = ${source.enumFragments(field)}.get(${value});\nif (fragment === undefined) return -1;\nat = putFragment(target, at, fragment);\n}\n`;
     case "strings":
@@ -140,16 +139,16 @@ function byteLineSource(source: ByteLineSource, plan: LinePlan): string {
   const inPlace = clockIndex >= 0 && after.every((check) => check !== undefined);
   const locals = sources.map((item, index) => `const v${index} = ${sourceExpression(item)};\n`).join("");
   const timestamp = `(v${clockIndex} === 0 && zeroTimestampMeansNow ? undefined : v${clockIndex})`;
-  let body = `const bytes = target.bytes;\nconst limit = bytes.length - FIXED_RESERVE;\nif (pos > limit || typeof record !== "object" || record === null) return -1;\n${locals}`;
+  let body = `const bytes = target.bytes;\nconst view = target.view;\nconst limit = bytes.length - FIXED_RESERVE;\nif (pos > limit || typeof record !== "object" || record === null) return -1;\n${locals}`;
   // `{"kind":"<kind>"` and the first key go as one fragment when the first key is always written.
   const first = fields[0];
   const firstInHead =
     first !== undefined && !(first.presence === "optional" && sources[0]?.from === "record");
   const head = `{"kind":${JSON.stringify(layout.kind)}${firstInHead ? `,${JSON.stringify(first.key)}:` : ""}`;
-  body += `let at = putFragment(target, pos, ${source.fragment(head)});\n`;
+  body += `let at = pos;\n${source.fragment(head)}`;
   fields.forEach((field, index) => {
     const itemSource = sources[index] as ValueSource;
-    const key = index === 0 && firstInHead ? undefined : source.fragment(`,${JSON.stringify(field.key)}:`);
+    const putKey = index === 0 && firstInHead ? "" : source.fragment(`,${JSON.stringify(field.key)}:`);
     const value = `v${index}`;
     let write: string;
     if (itemSource.from === "clock") {
@@ -172,7 +171,6 @@ function byteLineSource(source: ByteLineSource, plan: LinePlan): string {
     } else {
       write = valueSource(source, field, value);
     }
-    const putKey = key === undefined ? "" : `at = putFragment(target, at, ${key});\n`;
     body +=
       field.presence === "optional" && itemSource.from === "record"
         ? `if (${value} !== undefined) {\n${putKey}${write}}\n`

@@ -9,12 +9,11 @@ import {
   type EventLayout,
   generatedFunction,
   type SourceCompiler,
-  SourceConstants,
   sourceString,
 } from "@cg/schema";
 import { isDigits, putDigits } from "./byte-values.js";
 import { integerDigits } from "./integer-digits.js";
-import { FIXED_RESERVE, Fragment, type LineTarget, putFragment } from "./line-target.js";
+import { FIXED_RESERVE, fragmentSource, type LineTarget, putFragment } from "./line-target.js";
 import {
   describes,
   SPAN_SOURCES,
@@ -51,12 +50,12 @@ export interface SpanLineWriters {
 /** Widest integer: 20 digits, plus one byte of slack. */
 const INTEGER_BYTES = 21;
 
-function byteSource(constants: SourceConstants, plan: SpanLinePlan): string {
+function byteSource(plan: SpanLinePlan): string {
   let unchecked = 0;
   let group = 0;
   const constant = (text: string) => {
     unchecked += text.length;
-    return `at = putFragment(target, at, ${constants.ref(new Fragment(text))});\n`;
+    return fragmentSource(text);
   };
   const digits = (value: string) => {
     unchecked += INTEGER_BYTES;
@@ -83,7 +82,7 @@ function byteSource(constants: SourceConstants, plan: SpanLinePlan): string {
     group > 0 ? "fragments === undefined" : "",
     usesTime ? "!isDigits(time)" : "",
   ];
-  return `const bytes = target.bytes;\nconst limit = bytes.length - FIXED_RESERVE;\n${group > 0 ? "const fragments = pieces.fragments;\n" : ""}if (${checks.filter((check) => check !== "").join(" || ")}) return -1;\nlet at = pos;\n${body}return at;\n`;
+  return `const bytes = target.bytes;\nconst view = target.view;\nconst limit = bytes.length - FIXED_RESERVE;\n${group > 0 ? "const fragments = pieces.fragments;\n" : ""}if (${checks.filter((check) => check !== "").join(" || ")}) return -1;\nlet at = pos;\n${body}return at;\n`;
 }
 
 function textSource(plan: SpanLinePlan): string {
@@ -127,11 +126,9 @@ export function spanLineWriters(
   compile?: SourceCompiler,
 ): SpanLineWriters {
   const plan = spanLinePlan(layout, sources);
-  const constants = new SourceConstants();
-  const byteBody = byteSource(constants, plan);
   const bytes = generatedFunction<SpanByteLine>(
-    { C: constants.values, FIXED_RESERVE, isDigits, putDigits, putFragment },
-    `return function (target, pos, serial, parent, time, pieces) {\n${byteBody}};\n`,
+    { FIXED_RESERVE, isDigits, putDigits, putFragment },
+    `return function (target, pos, serial, parent, time, pieces) {\n${byteSource(plan)}};\n`,
     compile,
   );
   const text = generatedFunction<SpanTextLine>(
