@@ -11,6 +11,7 @@ import {
 } from "@cg/schema";
 import { LineEmitter } from "./line-emitter.js";
 import { MemorySink } from "./memory-sink.js";
+import { outOfLine } from "./out-of-line.js";
 import type { ProfileRunFields } from "./profile-run.js";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import { enumText, invalidField, jsonString } from "./serialize/json-parts.js";
@@ -51,6 +52,17 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+// The real span paths, set by the class's static block (they call its private methods).
+let beginOutOfLine: (
+  session: TraceSessionCore,
+  name: string,
+  kind: SpanKind,
+  measured: boolean,
+  step: ExecutionStep | undefined,
+) => SpanGuard;
+let endOutOfLine: (session: TraceSessionCore, span: SpanHandle) => void;
+let endIfOpenOutOfLine: (session: TraceSessionCore, span: SpanGuard) => void;
+
 /**
  * One capture written as `candle-graph/trace/6` (spec §13). Browser-safe: it writes to any
  * `TraceSink`. In Node use `TraceSession` (file output, AsyncLocalStorage, flush at exit).
@@ -88,6 +100,26 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
    * compare, where a plain truthiness test compiles to a chain of type checks.
    */
   readonly #noop: boolean;
+
+  static {
+    // The real span paths, entered through functions V8 does not inline (see out-of-line.ts), so
+    // the `begin*`/`end` wrappers stay a flag check and a call wherever they are compiled.
+    beginOutOfLine = outOfLine(
+      (
+        session: TraceSessionCore,
+        name: string,
+        kind: SpanKind,
+        measured: boolean,
+        step: ExecutionStep | undefined,
+      ): SpanGuard => session.#begin(name, kind, measured, step, false),
+    );
+    endOutOfLine = outOfLine((session: TraceSessionCore, span: SpanHandle): void =>
+      session.#endChecked(span),
+    );
+    endIfOpenOutOfLine = outOfLine((session: TraceSessionCore, span: SpanGuard): void => {
+      if (!span.isEnded) session.#end(span);
+    });
+  }
 
   /**
    * Opens a session on `sink`: writes `meta` and the root span `s1`, then starts the capture clock.
@@ -164,17 +196,17 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   beginSpan(name: string, kind: SpanKind = "function"): SpanHandle {
     if (this.#noop === true) return this.#root;
-    return this.#begin(name, kind, false, undefined, false);
+    return beginOutOfLine(this, name, kind, false, undefined);
   }
 
   beginMeasurement(name: string): SpanHandle {
     if (this.#noop === true) return this.#root;
-    return this.#begin(name, "function", true, undefined, false);
+    return beginOutOfLine(this, name, "function", true, undefined);
   }
 
   beginStepSpan(name: string, step: ExecutionStep, kind: SpanKind = "function"): SpanHandle {
     if (this.#noop === true) return this.#root;
-    return this.#begin(name, kind, false, step, false);
+    return beginOutOfLine(this, name, kind, false, step);
   }
 
   span<R>(name: string, fn: (span: SpanHandle) => R, options?: SpanOptions): R {
@@ -217,6 +249,10 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   endSpan(span: SpanHandle): void {
     if (this.#noop === true) return;
+    endOutOfLine(this, span);
+  }
+
+  #endChecked(span: SpanHandle): void {
     if (!(span instanceof SpanGuard) || span.owner !== this) {
       throw new TraceSessionError({
         message: `span ${describe(span)} does not belong to this trace session`,
@@ -240,7 +276,7 @@ export class TraceSessionCore<S extends TraceSink = TraceSink> implements TraceR
 
   /** @internal */
   endSpanIfOpen(span: SpanGuard): void {
-    if (this.#noop === false && !span.isEnded) this.#end(span);
+    if (this.#noop === false) endIfOpenOutOfLine(this, span);
   }
 
   /** @internal */
