@@ -1,17 +1,6 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
-import { processContext } from "./cli-context.js";
-import { runCli } from "./run-cli.js";
+import { applyHeapSettings } from "./heap-settings.js";
 
-function packageVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-      version?: unknown;
-    };
-    return typeof manifest.version === "string" ? manifest.version : "unknown";
-  } catch {
-    return "unknown";
-  }
-}
-
-process.exitCode = await runCli(process.argv.slice(2), processContext(packageVersion()));
+// Before the commands' modules load: loading alone would grow the young generation.
+applyHeapSettings();
+await import("./main.js");

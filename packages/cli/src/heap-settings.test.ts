@@ -1,0 +1,49 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { HEAP_SETTINGS, heapFlags } from "./heap-settings.js";
+
+// Sets the flags given (as applyHeapSettings does, at run time), then allocates 200 MB in objects
+// that each live a while, as a streamed read does; prints the young generation's size.
+const STREAM_LIKE = `
+const v8 = require("node:v8");
+for (const flag of JSON.parse(process.env.FLAGS)) v8.setFlagsFromString(flag);
+let kept = [];
+for (let round = 0; round < 12800; round++) {
+  kept.push(new Array(2048).fill(round));
+  if (kept.length > 128) kept = kept.slice(64);
+}
+console.log(v8.getHeapSpaceStatistics().find((each) => each.space_name === "new_space").space_size);
+`;
+
+function youngAfterStreamLike(flags: string[]): { young: number; stderr: string } {
+  const child = spawnSync(process.execPath, ["-e", STREAM_LIKE], {
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "", FLAGS: JSON.stringify(flags) },
+  });
+  expect(child.status, child.stderr).toBe(0);
+  return { young: Number(child.stdout.trim()), stderr: child.stderr };
+}
+
+describe("heap settings", () => {
+  it("V8 knows every flag, and set at run time they keep the young generation at its first size", () => {
+    // An unknown flag only prints a line on stderr; its setting would silently not apply.
+    const tuned = youngAfterStreamLike(HEAP_SETTINGS.map(({ flag }) => flag));
+    expect(tuned.stderr).toBe("");
+    expect(youngAfterStreamLike(["--heap-growing-percnt=50"]).stderr).toMatch(/unrecognized flag/);
+    const byDefault = youngAfterStreamLike([]);
+    expect(tuned.young).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(byDefault.young).toBeGreaterThanOrEqual(4 * tuned.young);
+  });
+
+  it("leaves a setting chosen on the command line or in NODE_OPTIONS alone", () => {
+    const all = HEAP_SETTINGS.map(({ flag }) => flag);
+    expect(heapFlags([], undefined)).toEqual(all);
+    expect(heapFlags(["--enable-source-maps"], "--max-old-space-size=4096")).toEqual(all);
+    expect(heapFlags(["--max-semi-space-size=8"], undefined)).toEqual([all[1]]);
+    expect(heapFlags([], "--inspect --max_semi_space_size=32")).toEqual([all[1]]);
+    expect(heapFlags([], "--semi-space-growth-factor=4")).toEqual([all[1]]);
+    expect(heapFlags(["--min-semi-space-size=2"], "")).toEqual([all[1]]);
+    expect(heapFlags([], "--heap-growing-percent=20")).toEqual([all[0]]);
+    expect(heapFlags(["--heap_growing_percent=20", "--max-semi-space-size=1"], undefined)).toEqual([]);
+  });
+});
