@@ -12,6 +12,8 @@ import {
   type CanonicalLine,
   type DecodeTraceLineOptions,
   decodeTraceLine,
+  EVENT_KINDS,
+  type EventKind,
   readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
@@ -37,6 +39,14 @@ export interface ReadOptions {
   file?: string;
   /** Receives each diagnostic in lenient mode, in file order. */
   onDiagnostic?: (diagnostic: TraceParseError) => void;
+  /**
+   * Deliver only events of these kinds (`meta` always). A line of another kind in the canonical
+   * writer's form (`{"kind":"memory",…`) is skipped by its first bytes, neither decoded nor checked:
+   * for a further read of a file that a first read checked in full. `meta`, `span_start` and
+   * `span_end` lines, which the ordering rules need, and lines in any other form are decoded and
+   * checked as usual, then dropped when not asked for.
+   */
+  kinds?: readonly EventKind[];
 }
 
 const LF = 10;
@@ -46,6 +56,31 @@ const TEXT_AFTER_MISSES = 8;
 const TEXT_SLICE_BYTES = 1 << 16;
 
 const CANONICAL_TRIED: DecodeTraceLineOptions = { canonicalTried: true };
+const KIND_AT = '{"kind":"'.length;
+
+/** Kinds the ordering rules look at: read and checked even when not delivered. */
+const CHECKED_KINDS: readonly EventKind[] = ["meta", "span_start", "span_end"];
+
+/** The canonical first bytes (`{"kind":"edge",`) of each kind skipped, or undefined for none. */
+function skippedKindPrefixes(kinds: readonly EventKind[] | undefined): Uint8Array[] | undefined {
+  if (kinds === undefined) return undefined;
+  const encoder = new TextEncoder();
+  const skipped = EVENT_KINDS.filter((kind) => !CHECKED_KINDS.includes(kind) && !kinds.includes(kind));
+  return skipped.map((kind) => encoder.encode(`{"kind":"${kind}",`));
+}
+
+/** Whether the bytes at `start` begin with one of `prefixes` (which share their first KIND_AT bytes). */
+function startsWithAny(bytes: Uint8Array, start: number, prefixes: readonly Uint8Array[]): boolean {
+  for (const prefix of prefixes) {
+    // Kinds differ from their first letter on; the shared `{"kind":"` is compared last.
+    let at = KIND_AT;
+    while (at < prefix.length && bytes[start + at] === prefix[at]) at++;
+    if (at < prefix.length) continue;
+    for (at = 0; at < KIND_AT; at++) if (bytes[start + at] !== prefix[at]) return false;
+    return true;
+  }
+  return false;
+}
 const INVALID_UTF8: LinePiece = { type: "invalid_utf8" };
 
 export type EventSink = (event: TraceEvent, line: number, index: number) => void;
@@ -58,6 +93,9 @@ export class LineProcessor {
   readonly #checker: StructureChecker;
   readonly #onDiagnostic: ((diagnostic: TraceParseError) => void) | undefined;
   readonly #sink: EventSink;
+  /** With `kinds`: the kinds delivered, and the first bytes of the canonical lines skipped. */
+  readonly #kinds: ReadonlySet<EventKind> | undefined;
+  readonly #skipped: Uint8Array[] | undefined;
   readonly #canonical: CanonicalLine = { event: undefined, end: 0 };
   readonly #queue: LinePiece[] = [];
   #head = 0;
@@ -81,6 +119,8 @@ export class LineProcessor {
     this.#onDiagnostic = options.onDiagnostic;
     this.#checker = checker;
     this.#sink = sink;
+    this.#kinds = options.kinds === undefined ? undefined : new Set<EventKind>(["meta", ...options.kinds]);
+    this.#skipped = skippedKindPrefixes(options.kinds);
   }
 
   /**
@@ -187,11 +227,23 @@ export class LineProcessor {
     const length = bytes.length;
     const maxLineLength = this.maxLineLength;
     const canonical = this.#canonical;
+    const skipped = this.#skipped;
     let start = this.#offset;
     while (start < length) {
       if (this.#delivered >= limit) {
         this.#offset = start;
         return false;
+      }
+      if (skipped !== undefined && startsWithAny(bytes, start, skipped)) {
+        let end = bytes.indexOf(LF, start);
+        if (end === -1) end = length;
+        if (end - start <= maxLineLength) {
+          this.#nextLine++;
+          this.#nextIndex++;
+          this.#misses = 0;
+          start = end + 1;
+          continue;
+        }
       }
       if (readCanonicalLine(bytes, start, canonical) && canonical.end - start <= maxLineLength) {
         this.#misses = 0;
@@ -346,6 +398,7 @@ export class LineProcessor {
       this.#fail(structureError);
       return;
     }
+    if (this.#kinds !== undefined && !this.#kinds.has(event.kind)) return;
     this.#delivered++;
     this.#sink(event, line, index);
   }

@@ -64,8 +64,10 @@ export async function streamTraceReport(
   const ops = new TimelineOpCollector(plan, limits);
   const operators = new OperatorAccumulator();
   const measuredSpans = new Set<string>();
-  // The reader's own options only: diagnostics were reported by the first read.
-  const readOptions: ReadOptions = {};
+  // The reader's own options only: diagnostics were reported by the first read, which checked
+  // every line; this one decodes only the span and op lines (tensor and memory lines, three in
+  // four of a writer's trace, are skipped by their first bytes).
+  const readOptions: ReadOptions = { kinds: ["span_start", "span_end", "op"] };
   if (options.mode !== undefined) readOptions.mode = options.mode;
   if (options.maxLineLength !== undefined) readOptions.maxLineLength = options.maxLineLength;
   if (options.file !== undefined) readOptions.file = options.file;
