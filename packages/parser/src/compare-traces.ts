@@ -157,8 +157,8 @@ export function documentSide(document: TraceDocument, options: CompareOptions = 
 }
 
 function comparabilityReasons(
-  baseline: ComparisonSide,
-  candidate: ComparisonSide,
+  baseline: Omit<ComparisonSide, "operators">,
+  candidate: Omit<ComparisonSide, "operators">,
   reasons: string[],
   warnings: string[],
 ) {
@@ -203,13 +203,24 @@ export function compareSides(
   candidate: ComparisonSide,
   options: CompareOptions = {},
 ): Comparison {
+  const operators = compareOperators(baseline.operators, candidate.operators, options.operatorLimit ?? 50);
+  return compareSidesWith(baseline, candidate, options, operators);
+}
+
+/** `compareSides` with the operator comparison made by the caller (a stream joins columns). */
+export function compareSidesWith(
+  baseline: Omit<ComparisonSide, "operators">,
+  candidate: Omit<ComparisonSide, "operators">,
+  options: CompareOptions,
+  operators: OperatorComparison,
+): Comparison {
   const reasons: string[] = [];
   const warnings: string[] = [];
   if (!baseline.trusted) reasons.push("baseline trace is structurally untrusted");
   if (!candidate.trusted) reasons.push("candidate trace is structurally untrusted");
   comparabilityReasons(baseline, candidate, reasons, warnings);
 
-  const describe = (side: ComparisonSide): ComparedRun => ({
+  const describe = (side: Omit<ComparisonSide, "operators">): ComparedRun => ({
     run_id: side.run.run_id,
     entrypoint: side.run.entrypoint,
     trusted: side.trusted,
@@ -278,7 +289,7 @@ export function compareSides(
     peak_delta_bytes: signed(peakDelta),
     span_deltas: spanDeltas,
     gradient_changes: gradientChanges,
-    operators: compareOperators(baseline.operators, candidate.operators, options.operatorLimit ?? 50),
+    operators,
   };
   const totalPercent = percent(totalDelta, baseTotal);
   if (totalPercent !== undefined) comparison.total_delta_percent = totalPercent;

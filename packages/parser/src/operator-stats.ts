@@ -78,6 +78,18 @@ export interface OperatorTableOptions {
   limit?: number;
 }
 
+/**
+ * An operator table's rows read in place (table order), for a comparison: no row objects are
+ * built until a row is asked for.
+ */
+export interface OperatorRows {
+  readonly group_by: readonly OperatorGroupField[];
+  readonly size: number;
+  fields(index: number): Pick<OperatorStats, "op_name" | OperatorGroupField>;
+  calls(index: number): number;
+  total(index: number): U64;
+}
+
 const DISTINCT_KEPT = 8;
 
 // Exact u64 arithmetic throughout (durations and bytes may exceed 2^53); results are numbers
@@ -312,16 +324,33 @@ export class OperatorAccumulator {
     return this.#opNames.values[this.#rows.value(row, 0)] as string;
   }
 
-  result(options: { limit?: number } = {}): OperatorTable {
-    const count = this.#rows.size;
-    // Rows by total descending, ties by op name, then first seen (as a stable sort of the rows).
-    const order = Array.from({ length: count }, (_, row) => row);
-    order.sort(
+  /** Rows by total descending, ties by op name, then first seen (as a stable sort of the rows). */
+  #order(): Int32Array {
+    const order = Int32Array.from({ length: this.#rows.size }, (_, row) => row);
+    return order.sort(
       (left, right) =>
         this.#total.compareRows(right, left) ||
         compareText(this.#opName(left), this.#opName(right)) ||
         left - right,
     );
+  }
+
+  /** The rows in table order as `OperatorRows`: a comparison builds objects only for what it keeps. */
+  rows(): OperatorRows {
+    const order = this.#order();
+    const rowAt = (index: number): number => order[index] as number;
+    return {
+      group_by: [...this.#groupBy],
+      size: order.length,
+      fields: (index) => this.#fields(rowAt(index)),
+      calls: (index) => this.#calls[rowAt(index)] as number,
+      total: (index) => this.#total.get(rowAt(index)),
+    };
+  }
+
+  result(options: { limit?: number } = {}): OperatorTable {
+    const count = this.#rows.size;
+    const order = Array.from(this.#order());
     const kept = options.limit === undefined ? order : order.slice(0, Math.max(0, options.limit));
     let sorted: (Float64Array | BigUint64Array)[] | undefined;
     if (this.#durations !== undefined) {
@@ -348,12 +377,7 @@ export class OperatorAccumulator {
     };
   }
 
-  #stats(row: number, sorted: Float64Array | BigUint64Array | undefined): OperatorStats {
-    const calls = this.#calls[row] as number;
-    const rank = (fraction: number): U64 => {
-      const value = sorted?.[Math.max(0, Math.ceil(fraction * calls) - 1)] ?? 0;
-      return typeof value === "bigint" ? exactU64(value) : value;
-    };
+  #fields(row: number): GroupFields {
     const fields: GroupFields = { op_name: this.#opName(row) };
     this.#groupBy.forEach((field, depth) => {
       const id = this.#rows.value(row, depth + 1);
@@ -367,6 +391,16 @@ export class OperatorAccumulator {
               : this.#pathIds
       ).values[id] as string;
     });
+    return fields;
+  }
+
+  #stats(row: number, sorted: Float64Array | BigUint64Array | undefined): OperatorStats {
+    const calls = this.#calls[row] as number;
+    const rank = (fraction: number): U64 => {
+      const value = sorted?.[Math.max(0, Math.ceil(fraction * calls) - 1)] ?? 0;
+      return typeof value === "bigint" ? exactU64(value) : value;
+    };
+    const fields = this.#fields(row);
     const total = this.#total.get(row);
     const measured = this.#measuredTotal;
     return {

@@ -43,6 +43,16 @@ export class StreamedOperators {
     measuredTotal: U64,
     limit?: number,
   ): Promise<OperatorTable> {
+    const accumulator = await this.accumulated(open, readOptions, measuredTotal);
+    return accumulator.result(limit === undefined ? {} : { limit });
+  }
+
+  /** The finished accumulator (read again first when the one pass could not group every op). */
+  async accumulated(
+    open: () => TraceSource,
+    readOptions: ReadOptions,
+    measuredTotal: U64,
+  ): Promise<OperatorAccumulator> {
     if (this.#needsSecondPass) {
       this.#accumulator = this.#newAccumulator();
       for await (const batch of readTraceBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
@@ -50,7 +60,7 @@ export class StreamedOperators {
       }
     }
     this.#accumulator.setMeasuredTotal(measuredTotal);
-    return this.#accumulator.result(limit === undefined ? {} : { limit });
+    return this.#accumulator;
   }
 
   #newAccumulator(): OperatorAccumulator {
