@@ -40,6 +40,7 @@ export {
   OPERATOR_GROUP_FIELDS,
   OperatorAccumulator,
   type OperatorGroupField,
+  type OperatorRows,
   type OperatorStats,
   type OperatorTable,
   type OperatorTableOptions,
