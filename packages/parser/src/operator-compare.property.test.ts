@@ -85,6 +85,7 @@ describe("compareOperatorRows", () => {
       dtype: fc.constantFrom("f32", "f16"),
       device: fc.constantFrom("cpu", "cuda:0"),
       duration_ns: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(2n ** 53n + 1n, 2n ** 64n - 1n)),
+      input_storage_bytes: fc.constant(0),
     });
     const accumulated = (
       ops: Parameters<OperatorAccumulator["addOp"]>[0][],
