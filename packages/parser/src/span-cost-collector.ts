@@ -17,6 +17,7 @@ import { SpanTable } from "./span-table.js";
 import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
 import { type SpanTableStructure, spanTableIssues } from "./span-table-health.js";
 import { toU64 } from "./span-tree.js";
+import type { SpanRecord } from "./trace-document.js";
 
 function saturate(value: bigint): U64 {
   return toU64(value > U64_MAX ? U64_MAX : value);
@@ -126,6 +127,11 @@ export class SpanCostColumns {
 
   opBytes(row: number): U64 {
     return saturate(this.#ops.bytes(row));
+  }
+
+  /** The span as the document's `spans` holds it (duration and parent id included). */
+  record(row: number): SpanRecord {
+    return this.#table.record(row);
   }
 
   /** The row as `spanCosts` lists it. */

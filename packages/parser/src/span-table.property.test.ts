@@ -110,6 +110,7 @@ describe("span table", () => {
           expect(Array.from(columns.rowsInIdOrder(), (row) => columns.cost(row))).toEqual(
             spanCosts(document, { compat }),
           );
+          expect(Array.from(columns.rowsInIdOrder(), (row) => columns.record(row))).toEqual(document.spans);
           const slowest = queryTrace(document, "slowest", { compat, limit });
           const heaviest = queryTrace(document, "heaviest", { compat, limit });
           expect(streamed.rankings).toEqual({

@@ -1,21 +1,17 @@
 // One trace into the tables' rows, read once: events stream from the parser's validating reader
 // in batches; each is folded into the parser's streaming summary (health and figures for `runs`)
-// and written into its table's column buffers. Spans are held (one compact record each) until the
-// end, where the span tree gives depth, path and times. Where the filled chunks go (DuckDB on this
+// and written into its table's column buffers. Spans are held in the parser's span columns (no
+// object per span) until the end, where the span tree gives depth, path and times. Where the filled chunks go (DuckDB on this
 // thread, or another thread) is the rows' sink; nothing here touches DuckDB.
 import { resolveStorageBytes } from "@cg/memory";
 import {
   createTraceSummarizer,
   readTraceBatches,
-  type SpanCost,
-  type SpanRecord,
+  SpanCostCollector,
+  type SpanCostColumns,
   type StreamSummary,
-  spanCosts,
-  spanRecordFromStart,
-  type TraceDocument,
   TraceParseError,
 } from "@cg/parser";
-import { type TraceEvent, type U64, u64ToBigInt } from "@cg/schema";
 import { SqlError } from "./sql-error.js";
 import type { TableRows } from "./table-rows.js";
 import { TABLE_OF_KIND, type TableName } from "./tables.js";
@@ -76,47 +72,6 @@ export interface TraceIngestHooks {
   afterBatch?: () => Promise<void> | undefined;
 }
 
-/** Per-span totals of its own ops: all the span tree needs from the ops. */
-interface OpTotals {
-  ns: bigint;
-  bytes: bigint;
-}
-
-function spanDocument(spans: Map<string, SpanRecord>, opTotals: Map<string, OpTotals>): TraceDocument {
-  // spanCosts reads spans and, for zero-duration spans, their ops' durations: one summed op per
-  // span carries the same totals without holding every op.
-  const ops: TraceDocument["ops"] = [];
-  for (const [spanId, totals] of opTotals) {
-    ops.push({
-      kind: "op",
-      span_id: spanId,
-      op_name: "",
-      inputs: [],
-      shape: [],
-      dtype: "",
-      device: "",
-      duration_ns: totals.ns as U64,
-      timestamp_ns: 0,
-      storage_bytes: totals.bytes as U64,
-      input_storage_bytes: 0,
-    });
-  }
-  const sorted = [...spans.values()].sort((left, right) =>
-    left.id < right.id ? -1 : left.id > right.id ? 1 : 0,
-  );
-  return {
-    schema: "",
-    run: undefined as unknown as TraceDocument["run"],
-    spans: sorted,
-    ops,
-    tensors: [],
-    memory: [],
-    device_memory: [],
-    gradients: [],
-    edges: [],
-  };
-}
-
 /** The `runs` row: the meta fields, then the columns the summary gives, by column name. */
 function runRecord(file: string, summary: StreamSummary): Record<string, unknown> {
   const { summary: figures, health, memory } = summary;
@@ -140,20 +95,28 @@ function runRecord(file: string, summary: StreamSummary): Record<string, unknown
   };
 }
 
-/** A `spans` row: the span_start's fields, then what the span_end and the span tree give. */
-function spanRow(start: SpanStart, span: SpanRecord, cost: SpanCost): Record<string, unknown> {
+/**
+ * A `spans` row: the span_start's fields and the span_end's duration as the span table holds them,
+ * then what the span tree gives. Every column of the table is named here (a test checks it).
+ */
+export function spanRow(costs: SpanCostColumns, row: number): Record<string, unknown> {
+  const span = costs.record(row);
   return {
-    ...start,
+    id: span.id,
+    parent_id: span.parent_id,
+    name: span.name,
+    start_ns: span.start_ns,
+    span_kind: span.kind,
+    measured: span.measured,
+    step: span.step,
     duration_ns: span.duration_ns,
     closed: span.closed,
-    depth: cost.depth,
-    path: cost.path,
-    total_ns: cost.total_ns,
-    self_ns: cost.self_ns,
+    depth: costs.depth(row),
+    path: costs.path(row),
+    total_ns: costs.totalNs(row),
+    self_ns: costs.selfNs(row),
   };
 }
-
-type SpanStart = Extract<TraceEvent, { kind: "span_start" }>;
 
 function issueCodes(summary: StreamSummary, severity: "error" | "warning"): string[] {
   return summary.health.issues.filter((issue) => issue.severity === severity).map((issue) => issue.code);
@@ -179,9 +142,10 @@ export class TraceIngest {
     let runId: string | undefined;
     let duplicateOf: string | undefined;
     let events = 0;
-    const spans = new Map<string, SpanRecord>();
-    const spanStarts = new Map<string, SpanStart>();
-    const opTotals = new Map<string, OpTotals>();
+    // The spans in typed columns (tens of bytes each, not objects): the span tree's figures need
+    // every span until the end, and objects per span made the reading thread's heap grow with the
+    // trace.
+    const spans = new SpanCostCollector();
     const writers = this.#writers;
     const summarizer = createTraceSummarizer({ file });
     const afterBatch = this.#hooks.afterBatch;
@@ -202,28 +166,14 @@ export class TraceIngest {
               for (const writer of Object.values(writers)) writer.runId = runId;
               continue;
             case "span_start":
-              spanStarts.set(event.id, event);
-              spans.set(event.id, spanRecordFromStart(event));
+            case "span_end":
+              spans.push(event);
               continue;
-            case "span_end": {
-              const span = spans.get(event.id);
-              if (span !== undefined) {
-                span.closed = true;
-                span.duration_ns = event.duration_ns;
-              }
-              continue;
-            }
             case "op": {
               if (event.storage_bytes === undefined) {
                 event.storage_bytes = resolveStorageBytes(undefined, event.shape, event.dtype);
               }
-              let totals = opTotals.get(event.span_id);
-              if (totals === undefined) {
-                totals = { ns: 0n, bytes: 0n };
-                opTotals.set(event.span_id, totals);
-              }
-              totals.ns += u64ToBigInt(event.duration_ns);
-              totals.bytes += u64ToBigInt(event.storage_bytes);
+              spans.push(event);
               writers.ops.push(event);
               continue;
             }
@@ -249,7 +199,8 @@ export class TraceIngest {
         };
       }
       if (runId === undefined) throw new Error(`${file}: the reader returned no meta event`);
-      this.#pushSpans(spans, spanStarts, opTotals);
+      const costs = spans.finish();
+      for (const row of costs.rowsInIdOrder()) writers.spans.push(spanRow(costs, row));
       const summary = summarizer.finish();
       writers.runs.push(runRecord(file, summary));
       return { file, run_id: runId, trusted: summary.health.trusted, events };
@@ -261,17 +212,6 @@ export class TraceIngest {
         return rejected;
       }
       throw error;
-    }
-  }
-
-  #pushSpans(
-    spans: Map<string, SpanRecord>,
-    starts: Map<string, SpanStart>,
-    opTotals: Map<string, OpTotals>,
-  ): void {
-    const writer = this.#writers.spans;
-    for (const cost of spanCosts(spanDocument(spans, opTotals))) {
-      writer.push(spanRow(starts.get(cost.id) as SpanStart, spans.get(cost.id) as SpanRecord, cost));
     }
   }
 
