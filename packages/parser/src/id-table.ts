@@ -9,7 +9,13 @@ import { compareCodePoints } from "@cg/schema";
 import { grownCopy } from "./grown-copy.js";
 
 const EMPTY = 0;
-const FIRST_CAPACITY = 1024;
+/**
+ * Tables start small and double: the growth paths then run early in any process (on the first
+ * few dozen ids), so V8 has seen them before it optimizes the callers. A table that first grows
+ * in the middle of a big file would make V8 discard the reader's optimized loop there.
+ */
+const FIRST_CAPACITY = 64;
+const FIRST_ARENA_BYTES = 256;
 
 function hashAscii(value: string): number {
   let hash = 0x811c9dc5;
@@ -32,7 +38,7 @@ export class IdBudgetError extends RangeError {
 }
 
 export class IdTable {
-  #arena = new Uint8Array(1 << 16);
+  #arena = new Uint8Array(FIRST_ARENA_BYTES);
   #arenaLength = 0;
   /** Arena offset of index i's value; entry i + 1 is its end. */
   #offsets = new Uint32Array(FIRST_CAPACITY + 1);

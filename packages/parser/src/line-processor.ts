@@ -374,7 +374,7 @@ export class LineProcessor {
       );
       return;
     }
-    this.#accept(result.event, line, index);
+    this.#acceptDecoded(result.event, line, index);
   }
 
   /**
@@ -382,7 +382,25 @@ export class LineProcessor {
    * which must be this processor's next ones (see `skip`). Applies the ordering rules and hands it on.
    */
   accept(event: TraceEvent, line: number, index: number): void {
-    this.#accept(event, line, index);
+    this.#acceptDecoded(event, line, index);
+  }
+
+  /**
+   * An event of any kind (`meta` included), from the text tiers or another thread. `meta` is
+   * checked apart from `#accept`, which the canonical loop inlines and which never sees one.
+   */
+  #acceptDecoded(event: TraceEvent, line: number, index: number): void {
+    if (event.kind !== "meta") {
+      this.#accept(event, line, index);
+      return;
+    }
+    const structureError = this.#checker.checkMeta(event, line, index);
+    if (structureError !== undefined) {
+      this.#fail(structureError);
+      return;
+    }
+    this.#delivered++;
+    this.#sink(event, line, index);
   }
 
   /** Moves past `lines` physical lines holding `records` records that were decoded elsewhere. */
@@ -391,7 +409,7 @@ export class LineProcessor {
     this.#nextIndex += records;
   }
 
-  /** Applies the ordering rules to a decoded event and hands it on. */
+  /** Applies the ordering rules to a decoded event other than `meta` and hands it on. */
   #accept(event: TraceEvent, line: number, index: number): void {
     const structureError = this.#checker.check(event, line, index);
     if (structureError !== undefined) {

@@ -64,6 +64,10 @@ class NoOrderingRules extends StructureChecker {
   override check(): undefined {
     return undefined;
   }
+
+  override checkMeta(): undefined {
+    return undefined;
+  }
 }
 
 const NO_RECORDS = new Int32Array(0);

@@ -257,6 +257,18 @@ export function optionalKey(literal: Literal): boolean {
   return matchesSpaced(literal);
 }
 
+/**
+ * The generated readers' optional keys: `matched` is their fast test of the literal's words; on a
+ * miss the key is looked for as `optionalKey` does (white space, or absent).
+ */
+export function optionalMember(matched: boolean, literal: Literal): boolean {
+  if (matched) {
+    position += literal.length;
+    return true;
+  }
+  return optionalKey(literal);
+}
+
 /** `{`, `,` and `:`: the literal's bytes that may have JSON white space on either side. */
 function isPunctuation(code: number): boolean {
   return code === 0x7b || code === 0x2c || code === 0x3a;
@@ -373,17 +385,17 @@ export function readEnum<T extends string>(variants: readonly T[]): T {
   return value;
 }
 
-/** A u64 written as plain digits without leading zeros, at most 15 of them. */
+/**
+ * A u64 written as plain digits without leading zeros, at most 15 of them. A zero takes the same
+ * path as any other value: a branch taken only by the `start_ns: 0` of a file's root span would
+ * have no type feedback, and V8 would discard the optimized reader at the start of every file.
+ */
 export function readU64(): number {
   const source = input;
   const stop = end;
   const start = position;
   const first = source[start] as number;
-  if (first === DIGIT_0) {
-    position = start + 1;
-    return 0; // a following digit breaks the grammar at the next expected byte
-  }
-  if (!(first > DIGIT_0 && first <= DIGIT_9)) {
+  if (!(first >= DIGIT_0 && first <= DIGIT_9)) {
     if (isSpace(first) && skipSpaces()) return readU64();
     ok = false;
     return 0;
@@ -396,7 +408,9 @@ export function readU64(): number {
     value = value * 10 + (code - DIGIT_0);
     cursor++;
   }
-  if (cursor - start > MAX_PLAIN_DIGITS) ok = false;
+  const digits = cursor - start;
+  // Both tests run on most values, so both have type feedback; a leading zero is refused here.
+  if (digits > MAX_PLAIN_DIGITS || (digits > 1 && first === DIGIT_0)) ok = false;
   position = cursor;
   return value;
 }

@@ -273,6 +273,9 @@ describe("decodeCanonicalLine", () => {
   it("rejects invalid lines of canonical shape", () => {
     const invalid = [
       '{"kind":"span_end","id":"s1","duration_ns":05}',
+      '{"kind":"span_end","id":"s1","duration_ns":00}',
+      '{"kind":"span_end","id":"s1","duration_ns":0123456}',
+      '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[2,07],"dtype":"f32","device":"cpu","requires_grad":false,"category":"other"}',
       '{"kind":"span_end","id":"s1","duration_ns":-5}',
       '{"kind":"span_end","id":"s1","duration_ns":5.0}',
       '{"kind":"span_end","id":"s1","duration_ns":5e2}',
@@ -292,6 +295,17 @@ describe("decodeCanonicalLine", () => {
       "{}",
     ];
     for (const line of invalid) expect(decodeCanonicalLine(encoder.encode(line)), line).toBeUndefined();
+  });
+
+  it("reads zeros, alone and inside shapes, and numbers with zeros after the first digit", () => {
+    const read = (line: string) => decodeCanonicalLine(encoder.encode(line)) as Record<string, unknown>;
+    expect(read('{"kind":"span_end","id":"s1","duration_ns":0}').duration_ns).toBe(0);
+    expect(read('{"kind":"span_end","id":"s1","duration_ns":100000000000000}').duration_ns).toBe(1e14);
+    expect(
+      read(
+        '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[0,10,0],"dtype":"f32","device":"cpu","requires_grad":false,"category":"other"}',
+      ).shape,
+    ).toStrictEqual([0, 10, 0]);
   });
 
   it("reads a range of a larger buffer and never past it", () => {
