@@ -13,7 +13,7 @@ import {
   TraceParseError,
 } from "@cg/parser";
 import { SqlError } from "./sql-error.js";
-import type { TableRows } from "./table-rows.js";
+import { CHUNK_ROWS, type TableRows } from "./table-rows.js";
 import { TABLE_OF_KIND, type TableName } from "./tables.js";
 
 /** A trace read into the tables. */
@@ -200,7 +200,16 @@ export class TraceIngest {
       }
       if (runId === undefined) throw new Error(`${file}: the reader returned no meta event`);
       const costs = spans.finish();
-      for (const row of costs.rowsInIdOrder()) writers.spans.push(spanRow(costs, row));
+      const rows = costs.rowsInIdOrder();
+      for (let index = 0; index < rows.length; index++) {
+        writers.spans.push(spanRow(costs, rows[index] as number));
+        // Tens of thousands of spans fill many chunks at once: the same hold as for the events
+        // keeps them from all waiting in memory.
+        if ((index + 1) % CHUNK_ROWS === 0) {
+          const pause = afterBatch?.();
+          if (pause !== undefined) await pause;
+        }
+      }
       const summary = summarizer.finish();
       writers.runs.push(runRecord(file, summary));
       return { file, run_id: runId, trusted: summary.health.trusted, events };
