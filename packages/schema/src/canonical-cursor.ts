@@ -454,8 +454,11 @@ export function readFloat(): number {
   return value;
 }
 
+// Lists (`[]`, `[e,e,...]`) are read by readers generated per element type beside the event
+// readers (canonical-reader-source.ts), each with array literals of its own; these are their steps.
+
 /** Steps over `[`; true when `]` follows at once (also stepped over). */
-function listIsEmpty(): boolean {
+export function listIsEmpty(): boolean {
   if (input[position] !== OPEN_BRACKET && !(skipSpaces() && input[position] === OPEN_BRACKET)) {
     ok = false;
     return true;
@@ -467,7 +470,7 @@ function listIsEmpty(): boolean {
 }
 
 /** After an element: true for `,` (more follow), false for `]` or a deviation. */
-function listContinues(): boolean {
+export function listContinues(): boolean {
   const next = input[position++];
   if (next === COMMA) return true;
   if (next === CLOSE_BRACKET) return false;
@@ -475,36 +478,6 @@ function listContinues(): boolean {
   if (skipSpaces()) return listContinues();
   ok = false;
   return false;
-}
-
-/**
- * `[]` or `[e,e,...]`. Built as literals of their exact length where short (as JSON.parse builds
- * them), not grown by push, which would give each a backing store of 17 elements to collect.
- */
-function readList<T>(readElement: () => T): T[] {
-  if (listIsEmpty()) return [];
-  const first = readElement();
-  if (!listContinues()) return [first];
-  const second = readElement();
-  if (!listContinues()) return [first, second];
-  const third = readElement();
-  if (!listContinues()) return [first, second, third];
-  const fourth = readElement();
-  if (!listContinues()) return [first, second, third, fourth];
-  const values = [first, second, third, fourth];
-  do values.push(readElement());
-  while (ok && listContinues());
-  return values;
-}
-
-/** `[]` or `[d,d,...]`. */
-export function readShape(): number[] {
-  return readList(readU64);
-}
-
-/** `[]` or `["s","s",...]`. */
-export function readStrings(): string[] {
-  return readList(readString);
 }
 
 /** Starts reading `source[start..stop)`. */

