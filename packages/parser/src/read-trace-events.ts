@@ -27,7 +27,14 @@ const EVENTS_PER_STEP = 256;
  */
 class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undefined> {
   readonly #chunks: AsyncGenerator<void>;
-  #records: (TraceEventRecord | undefined)[] = [];
+  /**
+   * The records of the current step, written from index 0 by the sink. One array for the whole
+   * read, its slots cleared as they are handed out: a fresh array per step regrew its backing store
+   * half a dozen times per step.
+   */
+  readonly #records: (TraceEventRecord | undefined)[] = [];
+  /** How many records the sink wrote in the current step. */
+  #filled = 0;
   /**
    * How many of `#records` are ready to hand out. `next()` tests this, never the array's length:
    * the first call of each iterator would otherwise meet an empty array of another map than the
@@ -42,7 +49,7 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
 
   constructor(source: TraceSource, options: ReadOptions) {
     const processor = createProcessor(source, options, (event, line, index) => {
-      this.#records.push({ event, line, index });
+      this.#records[this.#filled++] = { event, line, index };
     });
     this.#chunks = processChunks(source, processor, EVENTS_PER_STEP);
   }
@@ -66,7 +73,7 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
 
   async #refill(): Promise<IteratorResult<TraceEventRecord, void>> {
     while (true) {
-      this.#records = [];
+      this.#filled = 0;
       this.#count = 0;
       this.#position = 0;
       if (this.#error !== undefined) {
@@ -82,7 +89,7 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
       } catch (error) {
         this.#error = { value: error };
       }
-      this.#count = this.#records.length;
+      this.#count = this.#filled;
       if (this.#count > 0) return this.next();
     }
   }
@@ -102,7 +109,8 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
   #finish(): void {
     this.#done = true;
     this.#error = undefined;
-    this.#records = [];
+    this.#records.length = 0;
+    this.#filled = 0;
     this.#count = 0;
     this.#position = 0;
   }
