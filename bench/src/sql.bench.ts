@@ -2,10 +2,11 @@
 // folder (never committed).
 //  1. openTraceDatabase of a 1 GiB writer-shaped trace (one pass: every event through @cg/parser's
 //     validating reader into its table's column buffers and into the streaming summary, on a worker
-//     thread, while the main thread appends the filled chunks to DuckDB; database file with a 32 MB
-//     memory limit) vs DuckDB's own read_json of the same file into a table of all columns (default
-//     threads). CG_SQL_BENCH_ONE_THREAD=1 also runs the ingest all on one thread (`worker: false`)
-//     for a ratio from the same run. Each in a fresh plain `node` child (no tsx loader, the ESM entry),
+//     thread, while the main thread appends the filled chunks to DuckDB) vs DuckDB's own read_json of
+//     the same file into a table of all columns (default threads), each pair writing the same kind of
+//     table: into a database file (the ingest with a 32 MB memory limit, the flat-memory setting;
+//     read_json with DuckDB's default limit), then both in memory. CG_SQL_BENCH_ONE_THREAD=1 also
+//     runs the ingest into the file all on one thread (`worker: false`) for a ratio from the same run. Each in a fresh plain `node` child (no tsx loader, the ESM entry),
 //     one after the other; the figures are wall-clock throughput (MB/s), process CPU time beside it
 //     (read_json runs on every core, so on a busy machine wall clock favours it), and the ingest
 //     child's peak RSS (kernel high-water mark). CG_SQL_BENCH_BEFORE=<entry of another @cg/sql
@@ -62,10 +63,11 @@ import(pathToFileURL(process.env.CG_SQL_BENCH_ENTRY).href).then(async ({ openTra
   const start = performance.now();
   const cpuStart = cpu();
   const worker = process.env.CG_SQL_BENCH_WORKER;
+  const path = process.env.CG_SQL_BENCH_DATABASE;
   const db = await openTraceDatabase({
     traces: [process.env.CG_SQL_BENCH_TRACE],
-    path: process.env.CG_SQL_BENCH_DATABASE,
-    duckdb: { memory_limit: "32MB" },
+    // A database file with a small memory limit (flat memory), or an in-memory database (DuckDB's defaults).
+    ...(path ? { path, duckdb: { memory_limit: "32MB" } } : {}),
     ...(worker === undefined ? {} : { worker: worker === "true" }),
   });
   const seconds = (performance.now() - start) / 1000;
@@ -78,7 +80,7 @@ import(pathToFileURL(process.env.CG_SQL_BENCH_ENTRY).href).then(async ({ openTra
 const READ_JSON_CHILD = `${PEAK}
 const { DuckDBInstance } = require(process.env.CG_SQL_BENCH_DUCKDB);
 (async () => {
-  const instance = await DuckDBInstance.create(":memory:");
+  const instance = await DuckDBInstance.create(process.env.CG_SQL_BENCH_DATABASE || ":memory:");
   const connection = await instance.connect();
   const path = process.env.CG_SQL_BENCH_TRACE.replaceAll("'", "''");
   const start = performance.now();
@@ -103,61 +105,88 @@ async function ingest(dir: string): Promise<void> {
       : { path: given, bytes: statSync(given).size };
   const require = createRequire(import.meta.url);
   // The ESM entry: the package's own module format (the CommonJS one reaches every imported
-  // binding of the other @cg packages through a getter).
+  // binding of the other @cg/* packages through a getter).
   const sqlEntry = join(dirname(require.resolve("@cg/sql")), "index.js");
   const duckdbEntry = createRequire(sqlEntry).resolve("@duckdb/node-api");
-  const database = join(dir, "ingest.duckdb");
-  const runIngest = (entry: string, worker?: boolean): ChildFigures => {
-    rmSync(database, { force: true });
-    rmSync(`${database}.wal`, { force: true });
-    return child(INGEST_CHILD, {
+  const file = join(dir, "bench.duckdb");
+  /** A fresh database file, or "" for an in-memory database. */
+  const fresh = (destination: "file" | "memory"): string => {
+    rmSync(file, { force: true });
+    rmSync(`${file}.wal`, { force: true });
+    return destination === "file" ? file : "";
+  };
+  const runIngest = (entry: string, destination: "file" | "memory", worker?: boolean): ChildFigures =>
+    child(INGEST_CHILD, {
       CG_SQL_BENCH_ENTRY: entry,
       CG_SQL_BENCH_TRACE: trace,
-      CG_SQL_BENCH_DATABASE: database,
+      CG_SQL_BENCH_DATABASE: fresh(destination),
       ...(worker === undefined ? {} : { CG_SQL_BENCH_WORKER: String(worker) }),
     });
-  };
+  const readJson = (destination: "file" | "memory"): ChildFigures =>
+    child(READ_JSON_CHILD, {
+      CG_SQL_BENCH_DUCKDB: duckdbEntry,
+      CG_SQL_BENCH_TRACE: trace,
+      CG_SQL_BENCH_DATABASE: fresh(destination),
+    });
   const before = process.env.CG_SQL_BENCH_BEFORE;
-  const earlier = before === undefined ? undefined : runIngest(before);
-  const oneThread = process.env.CG_SQL_BENCH_ONE_THREAD === "1" ? runIngest(sqlEntry, false) : undefined;
-  const ours = runIngest(sqlEntry);
-  const duckdb = child(READ_JSON_CHILD, { CG_SQL_BENCH_DUCKDB: duckdbEntry, CG_SQL_BENCH_TRACE: trace });
-  if (ours.rows !== duckdb.rows) throw new Error(`ingest holds ${ours.rows} ops, read_json ${duckdb.rows}`);
+  const earlier = before === undefined ? undefined : runIngest(before, "file");
+  const oneThread =
+    process.env.CG_SQL_BENCH_ONE_THREAD === "1" ? runIngest(sqlEntry, "file", false) : undefined;
+  // Each pair writes the same kind of table: into a database file (compressed row groups written to
+  // disk; the ingest at a 32 MB memory limit, read_json at DuckDB's default), then in memory.
+  const ours = runIngest(sqlEntry, "file");
+  const duckdb = readJson("file");
+  const oursInMemory = runIngest(sqlEntry, "memory");
+  const duckdbInMemory = readJson("memory");
+  for (const figures of [duckdb, oursInMemory, duckdbInMemory]) {
+    if (figures.rows !== ours.rows)
+      throw new Error(`ingest holds ${ours.rows} ops, another side ${figures.rows}`);
+  }
   const size = `${(statSync(trace).size / 1024 ** 3).toFixed(2)} GiB`;
-  report(
-    {
-      title: `openTraceDatabase of a ${size} writer-shaped trace vs DuckDB read_json into an all-columns table (throughput, wall clock)`,
-      subjectOpsPerSecond: bytes / ours.seconds,
-      baselineOpsPerSecond: bytes / duckdb.seconds,
-      ratio: duckdb.seconds / ours.seconds,
-    },
-    "speedup",
-    0.5,
-  );
-  const target = 300 * 1024 ** 2;
-  const cpuRatio = (figures: ChildFigures) => (duckdb.cpuSeconds / figures.cpuSeconds).toFixed(2);
+  const cpuRatio = (figures: ChildFigures, baseline: ChildFigures) =>
+    (baseline.cpuSeconds / figures.cpuSeconds).toFixed(2);
   const mebibytes = (figures: ChildFigures) => `${(figures.peakRss / 1024 ** 2).toFixed(1)} MiB`;
+  const pair = (where: string, subject: ChildFigures, baseline: ChildFigures): void => {
+    report(
+      {
+        title: `openTraceDatabase of a ${size} writer-shaped trace vs DuckDB read_json into an all-columns table, both ${where} (throughput, wall clock)`,
+        subjectOpsPerSecond: bytes / subject.seconds,
+        baselineOpsPerSecond: bytes / baseline.seconds,
+        ratio: baseline.seconds / subject.seconds,
+      },
+      "speedup",
+      0.5,
+    );
+    console.log(
+      `  ingest ${megabytesPerSecond(bytes, subject)}, read_json ${megabytesPerSecond(bytes, baseline)}; ` +
+        `CPU time (all threads) ingest ${subject.cpuSeconds.toFixed(1)} s, read_json ${baseline.cpuSeconds.toFixed(1)} s ` +
+        `(ratio ${cpuRatio(subject, baseline)}x); peak RSS of the ingest ${mebibytes(subject)}, read_json ${mebibytes(baseline)}`,
+    );
+  };
+  pair("into a database file", ours, duckdb);
+  const target = 300 * 1024 ** 2;
   console.log(
-    `  ingest ${megabytesPerSecond(bytes, ours)}, read_json ${megabytesPerSecond(bytes, duckdb)}; ` +
-      `CPU time (all threads) ingest ${ours.cpuSeconds.toFixed(1)} s, read_json ${duckdb.cpuSeconds.toFixed(1)} s ` +
-      `(ratio ${cpuRatio(ours)}x); ` +
-      `peak RSS of the ingest ${mebibytes(ours)} (target ≤ 300 MB: ${ours.peakRss <= target ? "met" : "NOT met"}), ` +
-      `read_json ${mebibytes(duckdb)}`,
+    `  peak RSS of the ingest into the file (32 MB DuckDB memory limit) ${mebibytes(ours)}: target ≤ 300 MB ${ours.peakRss <= target ? "met" : "NOT met"}`,
+  );
+  pair("in memory", oursInMemory, duckdbInMemory);
+  console.log(
+    `  the ingest into the file vs read_json in memory: ${(duckdbInMemory.seconds / ours.seconds).toFixed(2)}x wall clock, ` +
+      `${cpuRatio(ours, duckdbInMemory)}x CPU`,
   );
   if (oneThread !== undefined) {
     if (oneThread.rows !== ours.rows)
       throw new Error(`one thread holds ${oneThread.rows} ops, two ${ours.rows}`);
     console.log(
-      `  all on one thread (worker: false): ${megabytesPerSecond(bytes, oneThread)}, ${(duckdb.seconds / oneThread.seconds).toFixed(2)}x read_json wall clock, ` +
-        `CPU ${oneThread.cpuSeconds.toFixed(1)} s (${cpuRatio(oneThread)}x), peak RSS ${mebibytes(oneThread)}; ` +
+      `  all on one thread (worker: false), into the file: ${megabytesPerSecond(bytes, oneThread)}, ${(duckdb.seconds / oneThread.seconds).toFixed(2)}x read_json wall clock, ` +
+        `CPU ${oneThread.cpuSeconds.toFixed(1)} s (${cpuRatio(oneThread, duckdb)}x), peak RSS ${mebibytes(oneThread)}; ` +
         `worker/one thread: ${(oneThread.seconds / ours.seconds).toFixed(2)}x wall clock`,
     );
   }
   if (earlier !== undefined) {
     if (earlier.rows !== ours.rows) throw new Error(`before holds ${earlier.rows} ops, after ${ours.rows}`);
     console.log(
-      `  before (${before}): ${megabytesPerSecond(bytes, earlier)}, ${(duckdb.seconds / earlier.seconds).toFixed(2)}x read_json wall clock, ` +
-        `CPU ${earlier.cpuSeconds.toFixed(1)} s (${cpuRatio(earlier)}x), peak RSS ${mebibytes(earlier)}; ` +
+      `  before (${before}), into the file: ${megabytesPerSecond(bytes, earlier)}, ${(duckdb.seconds / earlier.seconds).toFixed(2)}x read_json wall clock, ` +
+        `CPU ${earlier.cpuSeconds.toFixed(1)} s (${cpuRatio(earlier, duckdb)}x), peak RSS ${mebibytes(earlier)}; ` +
         `after/before: ${(earlier.seconds / ours.seconds).toFixed(2)}x wall clock, ${(earlier.cpuSeconds / ours.cpuSeconds).toFixed(2)}x CPU`,
     );
   }
