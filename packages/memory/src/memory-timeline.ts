@@ -11,6 +11,7 @@ import {
   subtractU64Saturating,
   type U64,
 } from "@cg/schema";
+import { LiveAllocations } from "./live-allocations.js";
 import type {
   CategoryBytes,
   DeviceMemorySummary,
@@ -33,11 +34,6 @@ export interface MemoryTimelineOptions {
   onPoint?: (point: MemoryTimelinePoint) => void;
   /** The `step` a span carries itself (not inherited), for `autograd_retained_bytes`; see also `addSpan`. */
   spanStep?: (spanId: string) => ExecutionStep | undefined;
-}
-
-interface LiveAllocation extends PeakAllocation {
-  /** Index of the event that created it, to tell whether it was live at the peak. */
-  sequence: number;
 }
 
 interface DeviceState {
@@ -95,11 +91,6 @@ function comparePeakAllocations(left: PeakAllocation, right: PeakAllocation): nu
   return compareCodePoints(left.tensor_id, right.tensor_id);
 }
 
-function toPeakAllocation(allocation: LiveAllocation): PeakAllocation {
-  const { sequence: _sequence, ...entry } = allocation;
-  return entry;
-}
-
 /**
  * Incremental memory analysis (spec §11). Feed `memory` events one at a time **in analysis order**
  * (timestamp, then alloc before free, then tensor id; see `sortMemoryEvents`) — the timeline does not
@@ -114,9 +105,8 @@ export class MemoryTimeline {
   readonly #spanSteps = new Map<string, ExecutionStep | undefined>();
   readonly #devices = new Map<string, DeviceState>();
   readonly #capacities = new Map<string, U64>();
-  /** Reference mode: tensor_id -> allocation. Improved mode: device -> tensor_id -> allocation. */
-  readonly #live = new Map<string, LiveAllocation>();
-  readonly #liveByDevice = new Map<string, Map<string, LiveAllocation>>();
+  /** Reference mode: by tensor_id. Improved mode: by device and tensor_id. */
+  readonly #live: LiveAllocations;
   readonly #points: MemoryTimelinePoint[] = [];
   #sequence = 0;
   #allocCount = 0;
@@ -128,7 +118,7 @@ export class MemoryTimeline {
   #peakByCategory: CategoryBytes = {};
   #peakSequence = -1;
   /** Allocations live at the peak that have been removed since; with the live map they give the breakdown. */
-  #removedSincePeak: LiveAllocation[] = [];
+  #removedSincePeak: PeakAllocation[] = [];
   #autogradRetained: U64 = 0;
   #autogradSeen = false;
 
@@ -136,6 +126,7 @@ export class MemoryTimeline {
     this.#onPoint = options.onPoint;
     this.#keepTimeline = this.#onPoint === undefined && (options.timeline ?? true);
     this.#improved = (options.compat ?? "reference") === "improved";
+    this.#live = new LiveAllocations(this.#improved);
     this.#spanStep = options.spanStep;
   }
 
@@ -164,31 +155,24 @@ export class MemoryTimeline {
       this.#totalAllocBytes = addU64Saturating(this.#totalAllocBytes, event.bytes);
       state.live = addU64Saturating(state.live, event.bytes);
       state.categories[index] = addU64Saturating(state.categories[index] ?? 0, event.bytes);
-      const allocation: LiveAllocation = {
-        tensor_id: event.tensor_id,
-        device: event.device,
-        bytes: event.bytes,
-        category: event.category,
-        span_id: event.span_id,
-        timestamp_ns: event.timestamp_ns,
-        sequence,
-      };
-      if (event.op_name !== undefined) allocation.op_name = event.op_name;
-      this.#setLive(allocation);
+      const replaced = this.#live.add(event, sequence);
+      if (replaced >= 0) this.#remove(replaced);
     } else if (event.action === "free") {
       this.#freeCount++;
       state.freeCount++;
-      const allocation = this.#takeLive(event.device, event.tensor_id);
-      if (allocation === undefined) {
+      const live = this.#live;
+      const slot = live.take(event.device, event.tensor_id);
+      if (slot < 0) {
         state.live = subtractU64Saturating(state.live, event.bytes);
       } else {
         // Reference: the allocation's bytes and category, taken from the *free* event's device (§17 Q5).
         // Only an entry the device already has is reduced: a free never creates one (spec §11 step 4).
-        const index = CATEGORY_INDEX[allocation.category];
-        state.live = subtractU64Saturating(state.live, allocation.bytes);
+        const index = CATEGORY_INDEX[live.category(slot)];
+        const bytes = live.bytes(slot);
+        this.#remove(slot);
+        state.live = subtractU64Saturating(state.live, bytes);
         const categoryLive = state.categories[index];
-        if (categoryLive !== undefined)
-          state.categories[index] = subtractU64Saturating(categoryLive, allocation.bytes);
+        if (categoryLive !== undefined) state.categories[index] = subtractU64Saturating(categoryLive, bytes);
       }
     } else {
       throw new MemoryInputError({
@@ -263,19 +247,12 @@ export class MemoryTimeline {
 
   #peakBreakdown(): PeakAllocation[] {
     if (this.#peakSequence < 0) return [];
-    const entries: PeakAllocation[] = this.#removedSincePeak.map(toPeakAllocation);
-    for (const allocation of this.#liveAllocations()) {
-      if (allocation.sequence <= this.#peakSequence) entries.push(toPeakAllocation(allocation));
+    const live = this.#live;
+    const entries: PeakAllocation[] = this.#removedSincePeak.slice();
+    for (const slot of live.slots()) {
+      if (live.sequence(slot) <= this.#peakSequence) entries.push(live.peakAllocation(slot));
     }
     return entries.sort(comparePeakAllocations);
-  }
-
-  *#liveAllocations(): Iterable<LiveAllocation> {
-    if (!this.#improved) {
-      yield* this.#live.values();
-      return;
-    }
-    for (const perDevice of this.#liveByDevice.values()) yield* perDevice.values();
   }
 
   #stepOf(spanId: string): ExecutionStep | undefined {
@@ -300,32 +277,10 @@ export class MemoryTimeline {
     return state;
   }
 
-  #setLive(allocation: LiveAllocation): void {
-    let map = this.#live;
-    if (this.#improved) {
-      let perDevice = this.#liveByDevice.get(allocation.device);
-      if (perDevice === undefined) {
-        perDevice = new Map();
-        this.#liveByDevice.set(allocation.device, perDevice);
-      }
-      map = perDevice;
-    }
-    const replaced = map.get(allocation.tensor_id);
-    if (replaced !== undefined) this.#noteRemoved(replaced);
-    map.set(allocation.tensor_id, allocation);
-  }
-
-  #takeLive(device: string, tensorId: string): LiveAllocation | undefined {
-    const map = this.#improved ? this.#liveByDevice.get(device) : this.#live;
-    const allocation = map?.get(tensorId);
-    if (allocation !== undefined) {
-      map?.delete(tensorId);
-      this.#noteRemoved(allocation);
-    }
-    return allocation;
-  }
-
-  #noteRemoved(allocation: LiveAllocation): void {
-    if (allocation.sequence <= this.#peakSequence) this.#removedSincePeak.push(allocation);
+  /** Frees a replaced or freed allocation's slot, keeping it for the peak breakdown if it was live at the peak. */
+  #remove(slot: number): void {
+    const live = this.#live;
+    if (live.sequence(slot) <= this.#peakSequence) this.#removedSincePeak.push(live.peakAllocation(slot));
+    live.release(slot);
   }
 }
