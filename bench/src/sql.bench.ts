@@ -164,7 +164,8 @@ async function ingest(dir: string): Promise<void> {
     );
   };
   pair("into a database file", ours, duckdb);
-  const target = 300 * 1024 ** 2;
+  // 300 MB as the issue states it (286.1 MiB).
+  const target = 300 * 1000 ** 2;
   console.log(
     `  peak RSS of the ingest into the file (32 MB DuckDB memory limit) ${mebibytes(ours)}: target ≤ 300 MB ${ours.peakRss <= target ? "met" : "NOT met"}`,
   );
