@@ -1,8 +1,9 @@
 // One trace into the tables' rows, read once: events stream from the parser's validating reader
 // in batches; each is folded into the parser's streaming summary (health and figures for `runs`)
 // and written into its table's column buffers. Spans are held in the parser's span columns (no
-// object per span) until the end, where the span tree gives depth, path and times. Where the filled chunks go (DuckDB on this
-// thread, or another thread) is the rows' sink; nothing here touches DuckDB.
+// object per span) until the end, where the span tree gives depth, path and times. Where the
+// filled chunks go (DuckDB on this thread, or another thread) is the rows' sink; nothing here
+// touches DuckDB.
 import { resolveStorageBytes } from "@cg/memory";
 import {
   createTraceSummarizer,
