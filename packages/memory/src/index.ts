@@ -1,6 +1,7 @@
 export { type AnalyzeMemoryInput, type AnalyzeMemoryOptions, analyzeMemory } from "./analyze-memory.js";
 export { categoryForStep } from "./category-for-step.js";
 export { dtypeSizeBytes, isKnownDtype } from "./dtype-size.js";
+export { grownCopy, type NumberColumn } from "./grown-copy.js";
 // Every result type of the analysis is public.
 export type * from "./memory-analysis-types.js";
 export { compareMemoryEvents, sortMemoryEvents } from "./memory-event-order.js";

@@ -1,29 +1,69 @@
-// The live allocations of a memory timeline: one slot each in parallel arrays, found by tensor id
-// (and device, in improved mode) through maps of slot numbers, in the order they were added. An
-// object per allocation held in a Map until its free became old-generation garbage at the
-// allocation rate: a Map that is added to and deleted from all the time keeps deleted entries
-// reachable from its old hash tables until the next full collection, so V8 promoted nearly every
-// allocation of a streamed trace (about half of what a streaming summary promoted). Slots are
-// reused at once and cleared when freed, so nothing here outlives its allocation.
-import type { MemoryCategory, MemoryEvent, U64 } from "@cg/schema";
+// The live allocations of a memory timeline, held in typed slot columns and found through an
+// open-addressing hash table of slot numbers, with their insertion order kept as linked lists of
+// slots (one list, or one per device in improved mode), as a Map's order would be.
+//
+// Why no Map and no strings: a streamed trace allocates and frees all the time. A Map that is added
+// to and deleted from all the time allocates new hash tables as deleted entries pile up and as it
+// grows and shrinks, and an allocation's tensor id string, timestamp and bytes lived as long as the
+// allocation. V8 promoted all of that to the old generation, where it became garbage at the event
+// rate: most of what a streaming summary promoted, which made its heap grow before each full
+// collection. Here tensor ids up to ID_UNITS UTF-16 units are copied into a typed column and
+// compared there, numbers are unboxed, devices are small codes, and the table only grows.
+import { MEMORY_CATEGORIES, type MemoryCategory, type MemoryEvent, type U64 } from "@cg/schema";
+import { grownCopy } from "./grown-copy.js";
 import type { PeakAllocation } from "./memory-analysis-types.js";
+
+/** Tensor ids up to this many UTF-16 units are stored in the slot's own units; longer as strings. */
+const ID_UNITS = 24;
+const INITIAL_SLOTS = 64;
+const NONE = -1;
+const CATEGORY_CODES = new Map<MemoryCategory, number>(
+  MEMORY_CATEGORIES.map((category, code) => [category, code]),
+);
+
+/** FNV-1a over the id's UTF-16 units, mixed with the key's device code. */
+function hashKey(list: number, tensorId: string): number {
+  let hash = Math.imul(0x811c9dc5 ^ list, 0x01000193);
+  for (let index = 0; index < tensorId.length; index++) {
+    hash = Math.imul(hash ^ tensorId.charCodeAt(index), 0x01000193);
+  }
+  return hash >>> 0;
+}
 
 export class LiveAllocations {
   readonly #improved: boolean;
-  /** Reference mode: tensor id -> slot. */
-  readonly #byTensor = new Map<string, number>();
-  /** Improved mode: device -> tensor id -> slot. */
-  readonly #byDevice = new Map<string, Map<string, number>>();
-  readonly #tensorId: string[] = [];
-  readonly #device: string[] = [];
-  readonly #bytes: U64[] = [];
-  readonly #category: MemoryCategory[] = [];
-  readonly #spanId: string[] = [];
+  /** Device codes in the order each device first had an allocation; a code indexes `#devices`. */
+  readonly #deviceCodes = new Map<string, number>();
+  readonly #devices: string[] = [];
+
+  // Slot columns. A u64 above 2^53 − 1 (a bigint) is kept in a side map, its slot holding 0.
+  #idUnits = new Uint16Array(INITIAL_SLOTS * ID_UNITS);
+  /** Units of the id in `#idUnits`, or NONE for an id kept in `#longIds`. */
+  #idLength = new Int32Array(INITIAL_SLOTS);
+  readonly #longIds: (string | undefined)[] = [];
+  #hash = new Uint32Array(INITIAL_SLOTS);
+  #device = new Int32Array(INITIAL_SLOTS);
+  #bytes = new Float64Array(INITIAL_SLOTS);
+  #timestamp = new Float64Array(INITIAL_SLOTS);
+  readonly #bigBytes = new Map<number, bigint>();
+  readonly #bigTimestamp = new Map<number, bigint>();
+  #sequence = new Float64Array(INITIAL_SLOTS);
+  #category = new Uint8Array(INITIAL_SLOTS);
+  readonly #spanId: (string | undefined)[] = [];
   readonly #opName: (string | undefined)[] = [];
-  readonly #timestamp: U64[] = [];
-  /** Index of the event that made the allocation, to tell whether it was live at the peak. */
-  readonly #sequence: number[] = [];
-  readonly #freeSlots: number[] = [];
+  /** Insertion order: neighbours of each live slot in its list, and each list's ends. */
+  #previous = new Int32Array(INITIAL_SLOTS);
+  #next = new Int32Array(INITIAL_SLOTS);
+  readonly #head: number[] = [];
+  readonly #tail: number[] = [];
+  /** Slots in use or handed back; `#freeSlots` holds the ones handed back. */
+  #slotsMade = 0;
+  #freeSlots = new Int32Array(INITIAL_SLOTS);
+  #freeCount = 0;
+
+  /** Linear-probing table of live slots (NONE = empty), at most half full. */
+  #table = new Int32Array(2 * INITIAL_SLOTS).fill(NONE);
+  #tableCount = 0;
 
   constructor(improved: boolean) {
     this.#improved = improved;
@@ -32,39 +72,59 @@ export class LiveAllocations {
   /**
    * Adds the allocation of an `alloc` event. Returns the slot of the live allocation it replaces
    * (same tensor id, and device in improved mode), or -1; the caller reads and then releases it.
+   * The new allocation takes the replaced one's place in the order, as setting a Map key that is
+   * there does.
    */
   add(event: MemoryEvent, sequence: number): number {
-    const slot = this.#freeSlots.pop() ?? this.#sequence.length;
-    this.#tensorId[slot] = event.tensor_id;
-    this.#device[slot] = event.device;
-    this.#bytes[slot] = event.bytes;
-    this.#category[slot] = event.category;
+    const slot = this.#newSlot();
+    const device = this.#deviceCode(event.device);
+    const list = this.#improved ? device : 0;
+    const tensorId = event.tensor_id;
+    const hash = hashKey(list, tensorId);
+    this.#hash[slot] = hash;
+    this.#device[slot] = device;
+    this.#storeId(slot, tensorId);
+    this.#setU64(this.#bytes, this.#bigBytes, slot, event.bytes);
+    this.#setU64(this.#timestamp, this.#bigTimestamp, slot, event.timestamp_ns);
+    this.#sequence[slot] = sequence;
+    this.#category[slot] = CATEGORY_CODES.get(event.category) ?? 0;
     this.#spanId[slot] = event.span_id;
     this.#opName[slot] = event.op_name;
-    this.#timestamp[slot] = event.timestamp_ns;
-    this.#sequence[slot] = sequence;
-    const index = this.#index(event.device, true) as Map<string, number>;
-    const replaced = index.get(event.tensor_id);
-    // Setting a key that is there keeps its place in the order, as replacing the record did.
-    index.set(event.tensor_id, slot);
-    return replaced ?? -1;
+
+    const position = this.#find(list, tensorId, hash);
+    if (position === NONE) {
+      this.#insert(slot, hash);
+      this.#append(list, slot);
+      return NONE;
+    }
+    const replaced = this.#table[position] as number;
+    this.#table[position] = slot;
+    this.#takePlace(list, replaced, slot);
+    return replaced;
   }
 
   /** Removes the live allocation of `tensorId` from the index; its slot, or -1. Release it after reading. */
   take(device: string, tensorId: string): number {
-    const index = this.#index(device, false);
-    const slot = index?.get(tensorId);
-    if (slot === undefined) return -1;
-    index?.delete(tensorId);
+    let list = 0;
+    if (this.#improved) {
+      const code = this.#deviceCodes.get(device);
+      if (code === undefined) return NONE;
+      list = code;
+    }
+    const position = this.#find(list, tensorId, hashKey(list, tensorId));
+    if (position === NONE) return NONE;
+    const slot = this.#table[position] as number;
+    this.#deleteAt(position);
+    this.#unlink(list, slot);
     return slot;
   }
 
   bytes(slot: number): U64 {
-    return this.#bytes[slot] as U64;
+    return this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number);
   }
 
   category(slot: number): MemoryCategory {
-    return this.#category[slot] as MemoryCategory;
+    return MEMORY_CATEGORIES[this.#category[slot] as number] as MemoryCategory;
   }
 
   sequence(slot: number): number {
@@ -74,12 +134,12 @@ export class LiveAllocations {
   /** The allocation as the peak breakdown lists it. */
   peakAllocation(slot: number): PeakAllocation {
     const allocation: PeakAllocation = {
-      tensor_id: this.#tensorId[slot] as string,
-      device: this.#device[slot] as string,
-      bytes: this.#bytes[slot] as U64,
-      category: this.#category[slot] as MemoryCategory,
+      tensor_id: this.#tensorId(slot),
+      device: this.#devices[this.#device[slot] as number] as string,
+      bytes: this.bytes(slot),
+      category: this.category(slot),
       span_id: this.#spanId[slot] as string,
-      timestamp_ns: this.#timestamp[slot] as U64,
+      timestamp_ns: this.#bigTimestamp.get(slot) ?? (this.#timestamp[slot] as number),
     };
     const opName = this.#opName[slot];
     if (opName !== undefined) allocation.op_name = opName;
@@ -88,31 +148,180 @@ export class LiveAllocations {
 
   /** Frees a slot that was replaced or taken, dropping what it refers to. */
   release(slot: number): void {
-    this.#tensorId[slot] = "";
-    this.#device[slot] = "";
-    this.#bytes[slot] = 0;
-    this.#spanId[slot] = "";
+    this.#longIds[slot] = undefined;
+    this.#spanId[slot] = undefined;
     this.#opName[slot] = undefined;
-    this.#timestamp[slot] = 0;
-    this.#freeSlots.push(slot);
+    this.#bigBytes.delete(slot);
+    this.#bigTimestamp.delete(slot);
+    this.#freeSlots[this.#freeCount++] = slot;
   }
 
   /** Slots of the live allocations, in the order they were first added (per device in improved mode). */
   *slots(): Iterable<number> {
-    if (!this.#improved) {
-      yield* this.#byTensor.values();
-      return;
+    for (const head of this.#head) {
+      for (let slot = head; slot !== NONE; slot = this.#next[slot] as number) yield slot;
     }
-    for (const perDevice of this.#byDevice.values()) yield* perDevice.values();
   }
 
-  #index(device: string, create: boolean): Map<string, number> | undefined {
-    if (!this.#improved) return this.#byTensor;
-    let perDevice = this.#byDevice.get(device);
-    if (perDevice === undefined && create) {
-      perDevice = new Map();
-      this.#byDevice.set(device, perDevice);
+  #deviceCode(device: string): number {
+    let code = this.#deviceCodes.get(device);
+    if (code === undefined) {
+      code = this.#devices.length;
+      this.#deviceCodes.set(device, code);
+      this.#devices.push(device);
+      if (this.#improved || code === 0) {
+        this.#head.push(NONE);
+        this.#tail.push(NONE);
+      }
     }
-    return perDevice;
+    return code;
+  }
+
+  #setU64(column: Float64Array, big: Map<number, bigint>, slot: number, value: U64): void {
+    if (typeof value === "bigint") {
+      big.set(slot, value);
+      column[slot] = 0;
+    } else {
+      column[slot] = value;
+    }
+  }
+
+  #storeId(slot: number, tensorId: string): void {
+    if (tensorId.length > ID_UNITS) {
+      this.#longIds[slot] = tensorId;
+      this.#idLength[slot] = NONE;
+      return;
+    }
+    const units = this.#idUnits;
+    const base = slot * ID_UNITS;
+    for (let index = 0; index < tensorId.length; index++) units[base + index] = tensorId.charCodeAt(index);
+    this.#idLength[slot] = tensorId.length;
+  }
+
+  #tensorId(slot: number): string {
+    const length = this.#idLength[slot] as number;
+    if (length === NONE) return this.#longIds[slot] as string;
+    const base = slot * ID_UNITS;
+    return String.fromCharCode(...this.#idUnits.subarray(base, base + length));
+  }
+
+  /** Whether `slot` holds the key (list, tensorId). */
+  #holds(slot: number, list: number, tensorId: string): boolean {
+    if ((this.#improved ? (this.#device[slot] as number) : 0) !== list) return false;
+    const length = this.#idLength[slot] as number;
+    if (length === NONE) return this.#longIds[slot] === tensorId;
+    if (length !== tensorId.length) return false;
+    const units = this.#idUnits;
+    const base = slot * ID_UNITS;
+    for (let index = 0; index < length; index++) {
+      if (units[base + index] !== tensorId.charCodeAt(index)) return false;
+    }
+    return true;
+  }
+
+  /** The table position of the live slot with this key, or NONE. */
+  #find(list: number, tensorId: string, hash: number): number {
+    const table = this.#table;
+    const mask = table.length - 1;
+    for (let position = hash & mask; ; position = (position + 1) & mask) {
+      const slot = table[position] as number;
+      if (slot === NONE) return NONE;
+      if (this.#hash[slot] === hash && this.#holds(slot, list, tensorId)) return position;
+    }
+  }
+
+  #insert(slot: number, hash: number): void {
+    if (2 * (this.#tableCount + 1) > this.#table.length) this.#growTable();
+    const table = this.#table;
+    const mask = table.length - 1;
+    let position = hash & mask;
+    while (table[position] !== NONE) position = (position + 1) & mask;
+    table[position] = slot;
+    this.#tableCount++;
+  }
+
+  /** Empties a table position, moving later entries of its probe run back (no tombstones). */
+  #deleteAt(emptied: number): void {
+    const table = this.#table;
+    const mask = table.length - 1;
+    let hole = emptied;
+    for (let position = (hole + 1) & mask; ; position = (position + 1) & mask) {
+      const slot = table[position] as number;
+      if (slot === NONE) break;
+      const home = (this.#hash[slot] as number) & mask;
+      // The entry may fill the hole unless its home lies cyclically in (hole, position].
+      const homeAfterHole =
+        hole <= position ? home > hole && home <= position : home > hole || home <= position;
+      if (!homeAfterHole) {
+        table[hole] = slot;
+        hole = position;
+      }
+    }
+    table[hole] = NONE;
+    this.#tableCount--;
+  }
+
+  #growTable(): void {
+    const old = this.#table;
+    const table = new Int32Array(old.length * 2).fill(NONE);
+    const mask = table.length - 1;
+    for (const slot of old) {
+      if (slot === NONE) continue;
+      let position = (this.#hash[slot] as number) & mask;
+      while (table[position] !== NONE) position = (position + 1) & mask;
+      table[position] = slot;
+    }
+    this.#table = table;
+  }
+
+  #append(list: number, slot: number): void {
+    const tail = this.#tail[list] as number;
+    this.#previous[slot] = tail;
+    this.#next[slot] = NONE;
+    if (tail === NONE) this.#head[list] = slot;
+    else this.#next[tail] = slot;
+    this.#tail[list] = slot;
+  }
+
+  #unlink(list: number, slot: number): void {
+    const previous = this.#previous[slot] as number;
+    const next = this.#next[slot] as number;
+    if (previous === NONE) this.#head[list] = next;
+    else this.#next[previous] = next;
+    if (next === NONE) this.#tail[list] = previous;
+    else this.#previous[next] = previous;
+  }
+
+  /** Puts `slot` where `replaced` is in the order, and takes `replaced` out. */
+  #takePlace(list: number, replaced: number, slot: number): void {
+    const previous = this.#previous[replaced] as number;
+    const next = this.#next[replaced] as number;
+    this.#previous[slot] = previous;
+    this.#next[slot] = next;
+    if (previous === NONE) this.#head[list] = slot;
+    else this.#next[previous] = slot;
+    if (next === NONE) this.#tail[list] = slot;
+    else this.#previous[next] = slot;
+  }
+
+  #newSlot(): number {
+    if (this.#freeCount > 0) return this.#freeSlots[--this.#freeCount] as number;
+    const slot = this.#slotsMade++;
+    if (slot === this.#sequence.length) this.#growSlots(slot * 2);
+    return slot;
+  }
+
+  #growSlots(slots: number): void {
+    this.#idUnits = grownCopy(this.#idUnits, slots * ID_UNITS);
+    this.#idLength = grownCopy(this.#idLength, slots);
+    this.#hash = grownCopy(this.#hash, slots);
+    this.#device = grownCopy(this.#device, slots);
+    this.#bytes = grownCopy(this.#bytes, slots);
+    this.#timestamp = grownCopy(this.#timestamp, slots);
+    this.#sequence = grownCopy(this.#sequence, slots);
+    this.#category = grownCopy(this.#category, slots);
+    this.#previous = grownCopy(this.#previous, slots);
+    this.#next = grownCopy(this.#next, slots);
+    this.#freeSlots = grownCopy(this.#freeSlots, slots);
   }
 }

@@ -115,10 +115,11 @@ export class MemoryTimeline {
   #peakBytes: U64 = 0;
   #peakTimestamp: U64 = 0;
   #peakDevice = "";
-  #peakByCategory: CategoryBytes = {};
+  /** The live bytes per category at the peak, indexed like `DeviceState.categories` (copied in place). */
+  readonly #peakCategories: (U64 | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
   #peakSequence = -1;
   /** Allocations live at the peak that have been removed since; with the live map they give the breakdown. */
-  #removedSincePeak: PeakAllocation[] = [];
+  readonly #removedSincePeak: PeakAllocation[] = [];
   #autogradRetained: U64 = 0;
   #autogradSeen = false;
 
@@ -203,9 +204,12 @@ export class MemoryTimeline {
       this.#peakBytes = state.live;
       this.#peakTimestamp = event.timestamp_ns;
       this.#peakDevice = event.device;
-      this.#peakByCategory = categoryBytes(state.categories);
+      // Every alloc of a growing phase is a new peak: nothing is allocated here per peak.
+      for (let index = 0; index < MEMORY_CATEGORIES.length; index++) {
+        this.#peakCategories[index] = state.categories[index];
+      }
       this.#peakSequence = sequence;
-      this.#removedSincePeak = [];
+      this.#removedSincePeak.length = 0;
     }
     if (!this.#autogradSeen && this.#stepOf(event.span_id) === "backward") {
       this.#autogradSeen = true;
@@ -232,7 +236,7 @@ export class MemoryTimeline {
       peak_bytes: this.#peakBytes,
       peak_timestamp_ns: this.#peakTimestamp,
       peak_device: this.#peakDevice,
-      peak_by_category: { ...this.#peakByCategory },
+      peak_by_category: categoryBytes(this.#peakCategories),
       autograd_retained_bytes: this.#autogradRetained,
       peak_breakdown: this.#peakBreakdown(),
       by_device: byDevice,

@@ -5,8 +5,8 @@
 // they cost about 190 bytes each (1.9 GB), here about 25. Values with a character above U+007F
 // (rare in ids) go to an ordinary Map beside the arena.
 
+import { grownCopy } from "@cg/memory";
 import { compareCodePoints } from "@cg/schema";
-import { grownCopy } from "./grown-copy.js";
 
 const EMPTY = 0;
 /**

@@ -16,9 +16,8 @@
 // anything it owns to the old generation, so per-event objects here turned into old-generation
 // garbage at the event rate and inflated the streaming summary's RSS. For the same reason short
 // tensor ids are copied as UTF-16 units into a typed array and rebuilt as a string on release.
-import { compareMemoryEvents } from "@cg/memory";
+import { compareMemoryEvents, grownCopy } from "@cg/memory";
 import { compareCodePoints, compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema";
-import { grownCopy } from "./grown-copy.js";
 
 /** Receives events in analysis order. */
 export type AnalysisSink = (event: MemoryEvent) => void;

@@ -2,8 +2,8 @@
 // totals are typed columns filled while streaming, totals and self times are computed children
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
+import { grownCopy } from "@cg/memory";
 import { type OpEvent, type U64, U64_MAX } from "@cg/schema";
-import { grownCopy } from "./grown-copy.js";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
 import type { OpCost } from "./query-trace.js";
 import type { SpanCost, SpanCostOptions } from "./span-costs.js";

@@ -2,6 +2,7 @@
 // health, the summary and the span tree need, in about 30 bytes per span plus its id and name
 // bytes (see IdTable). A `SpanRecord` object per span cost about 200 bytes and, for millions of
 // spans, most of a streaming summary's memory.
+import { grownCopy } from "@cg/memory";
 import {
   EXECUTION_STEPS,
   type ExecutionStep,
@@ -11,7 +12,6 @@ import {
   type SpanStartEvent,
   type U64,
 } from "@cg/schema";
-import { grownCopy } from "./grown-copy.js";
 import { IdTable } from "./id-table.js";
 import type { SpanRecord } from "./trace-document.js";
 
