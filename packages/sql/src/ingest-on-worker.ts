@@ -4,6 +4,7 @@
 // one thread. DuckDB's append work (about as much CPU as the decoding) then runs beside the
 // decoding instead of after it.
 import { on } from "node:events";
+import type { ResourceLimits } from "node:worker_threads";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { type IngestReport, recordOutcome } from "./ingest-trace.js";
 import { type ChunkAppended, chunkTransferList, type IngestWorkerMessage } from "./ingest-worker-protocol.js";
@@ -21,15 +22,28 @@ const CHUNKS_IN_FLIGHT = 16;
 export async function ingestOnWorker(
   connection: DuckDBConnection,
   files: readonly string[],
-  options: { strict?: boolean; onProgress?: (progress: IngestProgress) => void },
+  options: {
+    strict?: boolean;
+    onProgress?: (progress: IngestProgress) => void;
+    /** The reading thread's heap limits (default READING_HEAP_LIMITS). */
+    readingHeap?: ResourceLimits;
+  },
 ): Promise<IngestReport> {
   const appenders = {} as Record<TableName, ChunkAppender>;
   for (const table of TABLES) appenders[table.name] = await ChunkAppender.open(connection, table);
   const report: IngestReport = { runs: [], rejected: [] };
-  const worker = startIngestWorker({ files: [...files], chunksInFlight: CHUNKS_IN_FLIGHT });
+  const worker = startIngestWorker(
+    { files: [...files], chunksInFlight: CHUNKS_IN_FLIGHT },
+    options.readingHeap,
+  );
   // The worker waits for messages until it is terminated, so an exit means it failed.
   const exited = new AbortController();
   worker.once("exit", () => exited.abort());
+  // What the worker died of, when it did (its heap limit, for one).
+  let crash: unknown;
+  worker.once("error", (error) => {
+    crash = error;
+  });
   let done = 0;
   try {
     for await (const [message] of on(worker, "message", { signal: exited.signal })) {
@@ -62,6 +76,7 @@ export async function ingestOnWorker(
       }
     }
   } catch (error) {
+    if (crash !== undefined) throw crash;
     if (exited.signal.aborted && error instanceof Error && error.name === "AbortError") {
       throw new Error("the ingest's reading thread stopped before it finished");
     }

@@ -1,9 +1,11 @@
 // An embedded DuckDB database holding many traces: the tables of `cg-dataset/1` and the views.
 import { stat } from "node:fs/promises";
+import type { ResourceLimits } from "node:worker_threads";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { expandInputs } from "./expand-inputs.js";
 import { ingestOnWorker } from "./ingest-on-worker.js";
 import { type IngestReport, recordOutcome, TraceIngest, type Writers } from "./ingest-trace.js";
+import { isWorkerOutOfMemory } from "./ingest-worker-start.js";
 import { SqlError } from "./sql-error.js";
 import { deleteRunSql, TableWriter } from "./table-writer.js";
 import { createTableSql, TABLES, type TableName } from "./tables.js";
@@ -160,31 +162,52 @@ async function currentSetting(connection: DuckDBConnection, name: string): Promi
  * on the calling thread whatever the setting, and DuckDB's other threads only add CPU time beside
  * it (100 MB trace, paired runs: 3.4–3.6 s CPU instead of 3.4–4.2 s), which on a busy machine is
  * taken from the thread that reads the traces.
+ *
+ * When the reading thread reaches its heap limit, the whole ingest is rolled back and read again
+ * on this thread (progress then starts over).
  */
 export async function ingestTraces(
   connection: DuckDBConnection,
   files: readonly string[],
-  options: Pick<OpenTraceDatabaseOptions, "strict" | "onProgress" | "worker"> = {},
+  options: Pick<OpenTraceDatabaseOptions, "strict" | "onProgress" | "worker"> & {
+    /** The reading thread's heap limits (default READING_HEAP_LIMITS). */
+    readingHeap?: ResourceLimits;
+  } = {},
 ): Promise<IngestReport> {
   const worker = options.worker ?? (await totalBytes(files)) >= WORKER_MIN_BYTES;
   const threads = await currentSetting(connection, "threads");
   await connection.run("SET threads = 1");
   try {
-    await connection.run("BEGIN TRANSACTION");
-    let report: IngestReport;
-    try {
-      report = worker
-        ? await ingestOnWorker(connection, files, options)
-        : await ingestOnThisThread(connection, files, options);
-    } catch (error) {
-      await connection.run("ROLLBACK");
-      throw error;
+    if (worker) {
+      try {
+        return await inTransaction(connection, () => ingestOnWorker(connection, files, options));
+      } catch (error) {
+        // The reading thread's heap is capped well below this thread's (see READING_HEAP_LIMITS):
+        // an input that needs more is read again here, from the start, rather than refused.
+        if (!isWorkerOutOfMemory(error)) throw error;
+      }
     }
-    await connection.run("COMMIT");
-    return report;
+    return await inTransaction(connection, () => ingestOnThisThread(connection, files, options));
   } finally {
     await connection.run(`SET threads = ${Number(threads)}`);
   }
+}
+
+/** Runs `ingest` in a transaction: committed when it returns, rolled back when it throws. */
+async function inTransaction(
+  connection: DuckDBConnection,
+  ingest: () => Promise<IngestReport>,
+): Promise<IngestReport> {
+  await connection.run("BEGIN TRANSACTION");
+  let report: IngestReport;
+  try {
+    report = await ingest();
+  } catch (error) {
+    await connection.run("ROLLBACK");
+    throw error;
+  }
+  await connection.run("COMMIT");
+  return report;
 }
 
 async function ingestOnThisThread(

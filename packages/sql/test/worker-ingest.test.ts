@@ -1,13 +1,17 @@
 // The ingest on two threads (a worker reads and fills the chunks, this thread appends them) against
 // the ingest on one thread over the same inputs: the same report, the same progress, and every
 // table with the same rows in the same order; a rejected trace leaves no row behind even when its
-// rows already reached DuckDB, and its error names the file and line.
+// rows already reached DuckDB, and its error names the file and line. A reading thread that
+// reaches its heap limit is replaced by a read on this thread.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseTrace, TraceParseError } from "@cg/parser";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, describe, expect, test } from "vitest";
 import { type IngestProgress, openTraceDatabase, SqlError, TABLES } from "../src/index.js";
+import { ingestOnWorker } from "../src/ingest-on-worker.js";
+import { createSchema, ingestTraces } from "../src/trace-database.js";
 import { brokenFixtures, manyChunksTrace, readableFixtures, writeWriterTrace } from "./trace-fixtures.js";
 
 const workDir = mkdtempSync(join(tmpdir(), "cg-sql-worker-"));
@@ -78,5 +82,50 @@ describe("an ingest on a worker thread", async () => {
     expect(SqlError.isInstance(failure)).toBe(true);
     expect((failure as SqlError).message).toBe(`${brokenLarge}:${line}: ${message}`);
     expect((failure as SqlError).file).toBe(brokenLarge);
+  });
+});
+
+describe("a reading thread that reaches its heap limit", () => {
+  // Far below what reading these traces (or even loading the reader) needs.
+  const tinyHeap = { maxOldGenerationSizeMb: 4 };
+  const files = [writerTrace, large, brokenLarge];
+
+  async function withConnection<Result>(use: (connection: DuckDBConnection) => Promise<Result>) {
+    const instance = await DuckDBInstance.create(":memory:");
+    const connection = await instance.connect();
+    try {
+      await createSchema(connection);
+      return await use(connection);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  }
+
+  async function ingested(connection: DuckDBConnection, options: Parameters<typeof ingestTraces>[2]) {
+    const report = await ingestTraces(connection, files, options);
+    const tables: Record<string, unknown[][]> = {};
+    for (const table of TABLES) {
+      const reader = await connection.runAndReadAll(`SELECT * FROM "${table.name}" ORDER BY rowid`);
+      tables[table.name] = reader.getRowsJS();
+    }
+    return { report, tables };
+  }
+
+  test("stops the reading thread with the worker's out-of-memory error", async () => {
+    const failure = await withConnection((connection) =>
+      ingestOnWorker(connection, files, { readingHeap: tinyHeap }).catch((error: unknown) => error),
+    );
+    expect((failure as { code?: string }).code).toBe("ERR_WORKER_OUT_OF_MEMORY");
+  });
+
+  test("is replaced by a read on this thread: the same report and rows as one thread", async () => {
+    const expected = await withConnection((connection) => ingested(connection, { worker: false }));
+    const actual = await withConnection((connection) =>
+      ingested(connection, { worker: true, readingHeap: tinyHeap }),
+    );
+    expect(actual.report).toEqual(expected.report);
+    expect(actual.report.runs.map((run) => run.run_id)).toContain("large");
+    for (const table of TABLES) expect(actual.tables[table.name]).toEqual(expected.tables[table.name]);
   });
 });
