@@ -146,7 +146,7 @@ export class LiveAllocations {
     return allocation;
   }
 
-  /** Frees a slot that was replaced or taken, dropping what it refers to. */
+  /** Frees a slot that was replaced or taken (and read), dropping what it refers to. */
   release(slot: number): void {
     this.#longIds[slot] = undefined;
     this.#spanId[slot] = undefined;
@@ -202,7 +202,10 @@ export class LiveAllocations {
     const length = this.#idLength[slot] as number;
     if (length === NONE) return this.#longIds[slot] as string;
     const base = slot * ID_UNITS;
-    return String.fromCharCode(...this.#idUnits.subarray(base, base + length));
+    return String.fromCharCode.apply(
+      null,
+      this.#idUnits.subarray(base, base + length) as unknown as number[],
+    );
   }
 
   /** Whether `slot` holds the key (list, tensorId). */

@@ -118,8 +118,12 @@ export class MemoryTimeline {
   /** The live bytes per category at the peak, indexed like `DeviceState.categories` (copied in place). */
   readonly #peakCategories: (U64 | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
   #peakSequence = -1;
-  /** Allocations live at the peak that have been removed since; with the live map they give the breakdown. */
-  readonly #removedSincePeak: PeakAllocation[] = [];
+  /**
+   * Slots of allocations live at the peak that have been removed since, in removal order: held
+   * (not released) until the next peak, so with the live slots they give the breakdown, which is
+   * only built when asked for.
+   */
+  readonly #removedSincePeak: number[] = [];
   #autogradRetained: U64 = 0;
   #autogradSeen = false;
 
@@ -209,6 +213,7 @@ export class MemoryTimeline {
         this.#peakCategories[index] = state.categories[index];
       }
       this.#peakSequence = sequence;
+      for (const slot of this.#removedSincePeak) this.#live.release(slot);
       this.#removedSincePeak.length = 0;
     }
     if (!this.#autogradSeen && this.#stepOf(event.span_id) === "backward") {
@@ -252,7 +257,7 @@ export class MemoryTimeline {
   #peakBreakdown(): PeakAllocation[] {
     if (this.#peakSequence < 0) return [];
     const live = this.#live;
-    const entries: PeakAllocation[] = this.#removedSincePeak.slice();
+    const entries = this.#removedSincePeak.map((slot) => live.peakAllocation(slot));
     for (const slot of live.slots()) {
       if (live.sequence(slot) <= this.#peakSequence) entries.push(live.peakAllocation(slot));
     }
@@ -281,10 +286,10 @@ export class MemoryTimeline {
     return state;
   }
 
-  /** Frees a replaced or freed allocation's slot, keeping it for the peak breakdown if it was live at the peak. */
+  /** Frees a replaced or freed allocation's slot, or holds it for the peak breakdown if it was live at the peak. */
   #remove(slot: number): void {
     const live = this.#live;
-    if (live.sequence(slot) <= this.#peakSequence) this.#removedSincePeak.push(live.peakAllocation(slot));
-    live.release(slot);
+    if (live.sequence(slot) <= this.#peakSequence) this.#removedSincePeak.push(slot);
+    else live.release(slot);
   }
 }
