@@ -63,6 +63,14 @@ export function recordOutcome(
 
 export type Writers = Record<TableName, TableRows>;
 
+/**
+ * Events per batch from the reader. A batch's event objects live until the batch is written, so
+ * with the reader's default of 4,096 a scavenge of the reading thread's small young generation
+ * (ingest-worker-start.ts) copies more of them: 1,024 took 2–11 % off the ingest's CPU time in 6
+ * of 6 paired 1 GiB runs, at the same peak RSS.
+ */
+const BATCH_SIZE = 1024;
+
 export interface TraceIngestHooks {
   /**
    * Removes the rows of a rejected run that already left the writers (those still pending were
@@ -151,7 +159,7 @@ export class TraceIngest {
     const summarizer = createTraceSummarizer({ file });
     const afterBatch = this.#hooks.afterBatch;
     try {
-      reading: for await (const batch of readTraceBatches(file, { file })) {
+      reading: for await (const batch of readTraceBatches(file, { file, batchSize: BATCH_SIZE })) {
         for (const { event, line, index } of batch) {
           events++;
           // The reader rejects a trace whose first event is not its meta, after delivering the
