@@ -7,4 +7,5 @@ export type * from "./memory-analysis-types.js";
 export { compareMemoryEvents, sortMemoryEvents } from "./memory-event-order.js";
 export { MemoryInputError, type MemoryInputErrorOptions } from "./memory-input-error.js";
 export { MemoryTimeline, type MemoryTimelineOptions } from "./memory-timeline.js";
+export { SlotIds } from "./slot-ids.js";
 export { elementCount, multiplyU64Saturating, resolveStorageBytes, storageBytes } from "./storage-bytes.js";

@@ -7,14 +7,13 @@
 // grows and shrinks, and an allocation's tensor id string, timestamp and bytes lived as long as the
 // allocation. V8 promoted all of that to the old generation, where it became garbage at the event
 // rate: most of what a streaming summary promoted, which made its heap grow before each full
-// collection. Here tensor ids up to ID_UNITS UTF-16 units are copied into a typed column and
+// collection. Here tensor ids are mostly UTF-16 units in a typed column (slot-ids.ts) and
 // compared there, numbers are unboxed, devices are small codes, and the table only grows.
 import { MEMORY_CATEGORIES, type MemoryCategory, type MemoryEvent, type U64 } from "@cg/schema";
 import { grownCopy } from "./grown-copy.js";
 import type { PeakAllocation } from "./memory-analysis-types.js";
+import { SlotIds } from "./slot-ids.js";
 
-/** Tensor ids up to this many UTF-16 units are stored in the slot's own units; longer as strings. */
-const ID_UNITS = 24;
 const INITIAL_SLOTS = 64;
 const NONE = -1;
 const CATEGORY_CODES = new Map<MemoryCategory, number>(
@@ -37,10 +36,7 @@ export class LiveAllocations {
   readonly #devices: string[] = [];
 
   // Slot columns. A u64 above 2^53 − 1 (a bigint) is kept in a side map, its slot holding 0.
-  #idUnits = new Uint16Array(INITIAL_SLOTS * ID_UNITS);
-  /** Units of the id in `#idUnits`, or NONE for an id kept in `#longIds`. */
-  #idLength = new Int32Array(INITIAL_SLOTS);
-  readonly #longIds: (string | undefined)[] = [];
+  readonly #tensorIds = new SlotIds(INITIAL_SLOTS);
   #hash = new Uint32Array(INITIAL_SLOTS);
   #device = new Int32Array(INITIAL_SLOTS);
   #bytes = new Float64Array(INITIAL_SLOTS);
@@ -83,7 +79,7 @@ export class LiveAllocations {
     const hash = hashKey(list, tensorId);
     this.#hash[slot] = hash;
     this.#device[slot] = device;
-    this.#storeId(slot, tensorId);
+    this.#tensorIds.set(slot, tensorId);
     this.#setU64(this.#bytes, this.#bigBytes, slot, event.bytes);
     this.#setU64(this.#timestamp, this.#bigTimestamp, slot, event.timestamp_ns);
     this.#sequence[slot] = sequence;
@@ -134,7 +130,7 @@ export class LiveAllocations {
   /** The allocation as the peak breakdown lists it. */
   peakAllocation(slot: number): PeakAllocation {
     const allocation: PeakAllocation = {
-      tensor_id: this.#tensorId(slot),
+      tensor_id: this.#tensorIds.get(slot),
       device: this.#devices[this.#device[slot] as number] as string,
       bytes: this.bytes(slot),
       category: this.category(slot),
@@ -148,7 +144,7 @@ export class LiveAllocations {
 
   /** Frees a slot that was replaced or taken (and read), dropping what it refers to. */
   release(slot: number): void {
-    this.#longIds[slot] = undefined;
+    this.#tensorIds.clear(slot);
     this.#spanId[slot] = undefined;
     this.#opName[slot] = undefined;
     this.#bigBytes.delete(slot);
@@ -186,40 +182,11 @@ export class LiveAllocations {
     }
   }
 
-  #storeId(slot: number, tensorId: string): void {
-    if (tensorId.length > ID_UNITS) {
-      this.#longIds[slot] = tensorId;
-      this.#idLength[slot] = NONE;
-      return;
-    }
-    const units = this.#idUnits;
-    const base = slot * ID_UNITS;
-    for (let index = 0; index < tensorId.length; index++) units[base + index] = tensorId.charCodeAt(index);
-    this.#idLength[slot] = tensorId.length;
-  }
-
-  #tensorId(slot: number): string {
-    const length = this.#idLength[slot] as number;
-    if (length === NONE) return this.#longIds[slot] as string;
-    const base = slot * ID_UNITS;
-    return String.fromCharCode.apply(
-      null,
-      this.#idUnits.subarray(base, base + length) as unknown as number[],
-    );
-  }
-
   /** Whether `slot` holds the key (list, tensorId). */
   #holds(slot: number, list: number, tensorId: string): boolean {
-    if ((this.#improved ? (this.#device[slot] as number) : 0) !== list) return false;
-    const length = this.#idLength[slot] as number;
-    if (length === NONE) return this.#longIds[slot] === tensorId;
-    if (length !== tensorId.length) return false;
-    const units = this.#idUnits;
-    const base = slot * ID_UNITS;
-    for (let index = 0; index < length; index++) {
-      if (units[base + index] !== tensorId.charCodeAt(index)) return false;
-    }
-    return true;
+    return (
+      (this.#improved ? (this.#device[slot] as number) : 0) === list && this.#tensorIds.equals(slot, tensorId)
+    );
   }
 
   /** The table position of the live slot with this key, or NONE. */
@@ -315,8 +282,7 @@ export class LiveAllocations {
   }
 
   #growSlots(slots: number): void {
-    this.#idUnits = grownCopy(this.#idUnits, slots * ID_UNITS);
-    this.#idLength = grownCopy(this.#idLength, slots);
+    this.#tensorIds.grow(slots);
     this.#hash = grownCopy(this.#hash, slots);
     this.#device = grownCopy(this.#device, slots);
     this.#bytes = grownCopy(this.#bytes, slots);

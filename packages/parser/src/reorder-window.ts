@@ -14,9 +14,9 @@
 // fields the consumers read, numbers unboxed, repeated strings (device, span id, op name) shared. A
 // held event stays in the window for `capacity` memory events, long enough for V8 to promote
 // anything it owns to the old generation, so per-event objects here turned into old-generation
-// garbage at the event rate and inflated the streaming summary's RSS. For the same reason short
-// tensor ids are copied as UTF-16 units into a typed array and rebuilt as a string on release.
-import { compareMemoryEvents, grownCopy } from "@cg/memory";
+// garbage at the event rate and inflated the streaming summary's RSS. For the same reason tensor
+// ids are held as UTF-16 units (`SlotIds`) and rebuilt as a string on release.
+import { compareMemoryEvents, grownCopy, SlotIds } from "@cg/memory";
 import { compareCodePoints, compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema";
 
 /** Receives events in analysis order. */
@@ -32,8 +32,6 @@ interface Released {
 const NO_SHAPE: number[] = [];
 const MAX_INTERNED = 4096;
 const INITIAL_SLOTS = 1024;
-/** Tensor ids up to this many UTF-16 units are copied into the window's own storage. */
-const ID_UNITS = 24;
 /** Events of one timestamp collected before the analysis gets a part of them (a memory bound). */
 const MIN_GROUP_LIMIT = 65_536;
 const ALLOC = 0;
@@ -59,10 +57,7 @@ export class MemoryReorderWindow {
   #sequence: Float64Array;
   #action: Uint8Array;
   #category: Uint8Array;
-  /** Tensor ids longer than ID_UNITS; shorter ones are in #idUnits with their length in #idLength. */
-  #tensorId: (string | undefined)[];
-  #idUnits: Uint16Array;
-  #idLength: Int32Array;
+  readonly #tensorIds: SlotIds;
   #spanId: (string | undefined)[];
   #opName: (string | undefined)[];
   #device: (string | undefined)[];
@@ -92,9 +87,7 @@ export class MemoryReorderWindow {
     this.#sequence = new Float64Array(slots);
     this.#action = new Uint8Array(slots);
     this.#category = new Uint8Array(slots);
-    this.#idUnits = new Uint16Array(slots * ID_UNITS);
-    this.#idLength = new Int32Array(slots);
-    this.#tensorId = new Array(slots).fill(undefined);
+    this.#tensorIds = new SlotIds(slots);
     this.#spanId = new Array(slots).fill(undefined);
     this.#opName = new Array(slots).fill(undefined);
     this.#device = new Array(slots).fill(undefined);
@@ -114,9 +107,8 @@ export class MemoryReorderWindow {
     this.#action = grownCopy(this.#action, slots);
     this.#category = grownCopy(this.#category, slots);
     this.#heap = grownCopy(this.#heap, slots);
-    this.#idLength = grownCopy(this.#idLength, slots);
-    this.#idUnits = grownCopy(this.#idUnits, slots * ID_UNITS);
-    for (const strings of [this.#tensorId, this.#spanId, this.#opName, this.#device]) {
+    this.#tensorIds.grow(slots);
+    for (const strings of [this.#spanId, this.#opName, this.#device]) {
       for (let slot = old; slot < slots; slot++) strings.push(undefined);
     }
     this.#freeSlots = new Int32Array(slots);
@@ -148,16 +140,7 @@ export class MemoryReorderWindow {
     this.#sequence[slot] = this.#nextSequence++;
     this.#action[slot] = event.action === "alloc" ? ALLOC : FREE;
     this.#category[slot] = MEMORY_CATEGORIES.indexOf(event.category);
-    const tensorId = event.tensor_id;
-    if (tensorId.length <= ID_UNITS) {
-      const units = this.#idUnits;
-      const base = slot * ID_UNITS;
-      for (let unit = 0; unit < tensorId.length; unit++) units[base + unit] = tensorId.charCodeAt(unit);
-      this.#idLength[slot] = tensorId.length;
-    } else {
-      this.#tensorId[slot] = tensorId;
-      this.#idLength[slot] = -1;
-    }
+    this.#tensorIds.set(slot, event.tensor_id);
     this.#spanId[slot] = spanId === event.span_id ? this.#intern(spanId) : spanId;
     this.#opName[slot] = event.op_name === undefined ? undefined : this.#intern(event.op_name);
     this.#device[slot] = this.#intern(event.device);
@@ -228,23 +211,13 @@ export class MemoryReorderWindow {
     return top;
   }
 
-  #tensorIdOf(slot: number): string {
-    const length = this.#idLength[slot] as number;
-    if (length < 0) return this.#tensorId[slot] as string;
-    const base = slot * ID_UNITS;
-    return String.fromCharCode.apply(
-      null,
-      this.#idUnits.subarray(base, base + length) as unknown as number[],
-    );
-  }
-
   /** Turns a slot back into an event, frees the slot and hands the event on. */
   #release(slot: number): void {
     const timestamp = this.#timeOf(slot);
     const event: MemoryEvent = {
       kind: "memory",
       timestamp_ns: timestamp,
-      tensor_id: this.#tensorIdOf(slot),
+      tensor_id: this.#tensorIds.get(slot),
       span_id: this.#spanId[slot] as string,
       device: this.#device[slot] as string,
       bytes: this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number),
@@ -256,7 +229,7 @@ export class MemoryReorderWindow {
     const opName = this.#opName[slot];
     if (opName !== undefined) event.op_name = opName;
     const sequence = this.#sequence[slot] as number;
-    this.#tensorId[slot] = undefined;
+    this.#tensorIds.clear(slot);
     this.#spanId[slot] = undefined;
     this.#opName[slot] = undefined;
     this.#device[slot] = undefined;
