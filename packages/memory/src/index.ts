@@ -9,3 +9,4 @@ export { MemoryInputError, type MemoryInputErrorOptions } from "./memory-input-e
 export { MemoryTimeline, type MemoryTimelineOptions } from "./memory-timeline.js";
 export { SlotIds } from "./slot-ids.js";
 export { elementCount, multiplyU64Saturating, resolveStorageBytes, storageBytes } from "./storage-bytes.js";
+export { exactU64, U64Column } from "./u64-column.js";

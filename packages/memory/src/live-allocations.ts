@@ -13,6 +13,7 @@ import { MEMORY_CATEGORIES, type MemoryCategory, type MemoryEvent, type U64 } fr
 import { grownCopy } from "./grown-copy.js";
 import type { PeakAllocation } from "./memory-analysis-types.js";
 import { SlotIds } from "./slot-ids.js";
+import { U64Column } from "./u64-column.js";
 
 const INITIAL_SLOTS = 64;
 const NONE = -1;
@@ -35,14 +36,12 @@ export class LiveAllocations {
   readonly #deviceCodes = new Map<string, number>();
   readonly #devices: string[] = [];
 
-  // Slot columns. A u64 above 2^53 − 1 (a bigint) is kept in a side map, its slot holding 0.
+  // Slot columns.
   readonly #tensorIds = new SlotIds(INITIAL_SLOTS);
   #hash = new Uint32Array(INITIAL_SLOTS);
   #device = new Int32Array(INITIAL_SLOTS);
-  #bytes = new Float64Array(INITIAL_SLOTS);
-  #timestamp = new Float64Array(INITIAL_SLOTS);
-  readonly #bigBytes = new Map<number, bigint>();
-  readonly #bigTimestamp = new Map<number, bigint>();
+  readonly #bytes = new U64Column(INITIAL_SLOTS);
+  readonly #timestamp = new U64Column(INITIAL_SLOTS);
   #sequence = new Float64Array(INITIAL_SLOTS);
   #category = new Uint8Array(INITIAL_SLOTS);
   readonly #spanId: (string | undefined)[] = [];
@@ -80,8 +79,8 @@ export class LiveAllocations {
     this.#hash[slot] = hash;
     this.#device[slot] = device;
     this.#tensorIds.set(slot, tensorId);
-    this.#setU64(this.#bytes, this.#bigBytes, slot, event.bytes);
-    this.#setU64(this.#timestamp, this.#bigTimestamp, slot, event.timestamp_ns);
+    this.#bytes.set(slot, event.bytes);
+    this.#timestamp.set(slot, event.timestamp_ns);
     this.#sequence[slot] = sequence;
     this.#category[slot] = CATEGORY_CODES.get(event.category) ?? 0;
     this.#spanId[slot] = event.span_id;
@@ -116,7 +115,7 @@ export class LiveAllocations {
   }
 
   bytes(slot: number): U64 {
-    return this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number);
+    return this.#bytes.get(slot);
   }
 
   category(slot: number): MemoryCategory {
@@ -135,7 +134,7 @@ export class LiveAllocations {
       bytes: this.bytes(slot),
       category: this.category(slot),
       span_id: this.#spanId[slot] as string,
-      timestamp_ns: this.#bigTimestamp.get(slot) ?? (this.#timestamp[slot] as number),
+      timestamp_ns: this.#timestamp.get(slot),
     };
     const opName = this.#opName[slot];
     if (opName !== undefined) allocation.op_name = opName;
@@ -147,8 +146,6 @@ export class LiveAllocations {
     this.#tensorIds.clear(slot);
     this.#spanId[slot] = undefined;
     this.#opName[slot] = undefined;
-    this.#bigBytes.delete(slot);
-    this.#bigTimestamp.delete(slot);
     this.#freeSlots[this.#freeCount++] = slot;
   }
 
@@ -171,15 +168,6 @@ export class LiveAllocations {
       }
     }
     return code;
-  }
-
-  #setU64(column: Float64Array, big: Map<number, bigint>, slot: number, value: U64): void {
-    if (typeof value === "bigint") {
-      big.set(slot, value);
-      column[slot] = 0;
-    } else {
-      column[slot] = value;
-    }
   }
 
   /** Whether `slot` holds the key (list, tensorId). */
@@ -285,8 +273,8 @@ export class LiveAllocations {
     this.#tensorIds.grow(slots);
     this.#hash = grownCopy(this.#hash, slots);
     this.#device = grownCopy(this.#device, slots);
-    this.#bytes = grownCopy(this.#bytes, slots);
-    this.#timestamp = grownCopy(this.#timestamp, slots);
+    this.#bytes.reserve(slots);
+    this.#timestamp.reserve(slots);
     this.#sequence = grownCopy(this.#sequence, slots);
     this.#category = grownCopy(this.#category, slots);
     this.#previous = grownCopy(this.#previous, slots);

@@ -1,12 +1,11 @@
 // The per-operator table PyTorch users reach for first (`key_averages`): per op name, optionally
 // split by shape, dtype, device or span path, how often it ran and how long it took. Built from a
 // document or from a stream of events with the same accumulator, so both give the same result.
-import { resolveStorageBytes } from "@cg/memory";
+import { exactU64, resolveStorageBytes, U64Column } from "@cg/memory";
 import type { OpEvent, SpanStartEvent, TraceEvent, U64 } from "@cg/schema";
 import { DurationLog } from "./duration-log.js";
 import type { TraceDocument } from "./trace-document.js";
 import { TupleIndex } from "./tuple-index.js";
-import { exactU64, U64Column } from "./u64-column.js";
 
 export const OPERATOR_GROUP_FIELDS = ["shape", "dtype", "device", "path"] as const;
 export type OperatorGroupField = (typeof OPERATOR_GROUP_FIELDS)[number];

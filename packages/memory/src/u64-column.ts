@@ -1,7 +1,7 @@
-// A growable column of u64 values by row, for aggregates kept per row (operator sums, minima and
-// maxima): numbers in a Float64Array while they are safe integers, exact bigints beside it for the
-// rare rows past 2^53 − 1 (NaN marks those rows in the array). 8 bytes a row instead of a
-// JavaScript number-or-bigint field on an object per row.
+// A growable column of u64 values by row, for state kept per row (operator sums, minima and
+// maxima in `@cg/parser`, live allocations here): numbers in a Float64Array while they are safe
+// integers, exact bigints beside it for the rare rows past 2^53 − 1 (NaN marks those rows in the
+// array). 8 bytes a row instead of a JavaScript number-or-bigint field on an object per row.
 import type { U64 } from "@cg/schema";
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -44,7 +44,7 @@ export class U64Column {
       this.#big.set(row, value);
     } else {
       this.#values[row] = Number(value);
-      this.#big.delete(row);
+      if (this.#big.size > 0) this.#big.delete(row);
     }
   }
 
