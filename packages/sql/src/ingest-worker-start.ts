@@ -12,8 +12,9 @@ import type { IngestWorkerData } from "./ingest-worker-protocol.js";
  * MB of heap for 15 MB live, which made the peak RSS of a 1 GiB ingest vary from 266 to 297 MiB
  * between runs. Under a 1 GiB limit V8 grows the old generation by about 1.6 times, and a 24 MB
  * young generation halves the semi-spaces: 41–44 MB of heap, peak RSS 246–254 MiB (probe runs,
- * same trace), for about 5 % more CPU on that thread. An ingest whose reading needs more heap than
- * this is read again on the calling thread (`ingestTraces`).
+ * same trace), for about 5 % more CPU on that thread, which smaller read batches won back
+ * (ingest-trace.ts). An ingest whose reading needs more heap than this is read again on the
+ * calling thread (`ingestTraces`).
  */
 export const READING_HEAP_LIMITS: ResourceLimits = {
   maxYoungGenerationSizeMb: 24,
