@@ -4,38 +4,12 @@
 // report (`reportSettings` in tooling/vitest/shared.ts) that ci-summary.mjs adds up. Extra
 // arguments go to turbo (e.g. `--filter=@cg/writer`).
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
 import { REPORT_FILE, repoRoot, testWorkspaces } from "./test-workspaces.mjs";
 
 // A report left by an earlier run must not be counted for a package that does not run now.
 for (const { report } of testWorkspaces()) rmSync(report, { force: true });
-
-/**
- * The shared trace fixtures lie outside the repository, where turbo does not look: their digest
- * goes into each test task's hash through an environment variable (`CG_*` in turbo.json).
- */
-function fixturesDigest() {
-  const hash = createHash("sha256");
-  const root = join(repoRoot, "../shared/fixtures");
-  const walk = (folder) => {
-    let entries;
-    try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) hash.update(path.slice(root.length)).update("\0").update(readFileSync(path));
-    }
-  };
-  walk(root);
-  return hash.digest("hex");
-}
 
 // Vitest alone would use one worker per core but one. Packages run side by side in `lanes`, and each
 // vitest gets its share of those workers, so the machine carries about the load one vitest over
@@ -54,7 +28,6 @@ const result = spawnSync(
     stdio: "inherit",
     env: {
       ...process.env,
-      CG_FIXTURES_DIGEST: fixturesDigest(),
       CG_TEST_REPORT: REPORT_FILE,
       VITEST_MAX_WORKERS: String(workersPerLane),
     },

@@ -1,7 +1,7 @@
 // The root README's commands and capture snippet run as written: the JavaScript snippet in plain
 // Node 20, each `pnpm cg-trace …` line through the built CLI.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,11 @@ function blocks(language: string): string[] {
   return [...readme.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, "g"))].map(
     (match) => match[1]!,
   );
+}
+
+/** The words of a shell command line: double-quoted words keep their spaces, quotes removed. */
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2]!);
 }
 
 beforeAll(() => {
@@ -64,16 +69,19 @@ describe("root README", () => {
     expect(
       spawnSync(process.execPath, [cli, "demo", "--model", "mlp", "--no-gpu"], { cwd: scratch }).status,
     ).toBe(0);
+    // The "Many traces" commands read folders of traces: copies of the demo trace stand in for a
+    // job's ranks and a nightly run's traces.
+    const demoTrace = join(scratch, "cg-trace-out", "application.jsonl");
+    for (const folder of ["ranks", "nightly"]) {
+      mkdirSync(join(scratch, folder), { recursive: true });
+      for (const name of ["a.jsonl", "b.jsonl"]) copyFileSync(demoTrace, join(scratch, folder, name));
+    }
     const commands = blocks("sh")
       .flatMap((block) => block.split("\n"))
       .filter((line) => line.startsWith("pnpm cg-trace "))
-      .map((line) =>
-        line
-          .replace(/\s+#.*$/, "")
-          .split(/\s+/)
-          .slice(2),
-      );
-    expect(commands.length).toBeGreaterThanOrEqual(4);
+      .map((line) => shellWords(line.replace(/\s+#.*$/, "")).slice(2));
+    expect(commands.length).toBeGreaterThanOrEqual(7);
+    expect(commands.some((args) => args[0] === "sql")).toBe(true);
     for (const args of commands) {
       const result = spawnSync(process.execPath, [cli, ...args], { cwd: scratch, encoding: "utf8" });
       expect(result.status, `${args.join(" ")}: ${result.stderr}`).toBe(0);

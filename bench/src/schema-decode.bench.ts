@@ -11,7 +11,7 @@ import { eventTerm } from "./support/consume-event.js";
 import { PlainTraceEvent } from "./support/plain-zod-schema.js";
 
 const golden = readFileSync(
-  fileURLToPath(new URL("../../../shared/fixtures/trace6/valid/golden-train.jsonl", import.meta.url)),
+  fileURLToPath(new URL("../../fixtures/trace6/valid/golden-train.jsonl", import.meta.url)),
   "utf8",
 )
   .split("\n")

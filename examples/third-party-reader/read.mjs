@@ -6,7 +6,7 @@ import { decodeTraceLine, EVENT_KINDS, trimTraceLine } from "@cg/schema";
 
 const path =
   process.argv[2] ??
-  fileURLToPath(new URL("../../../shared/fixtures/trace6/valid/golden-train.jsonl", import.meta.url));
+  fileURLToPath(new URL("../../fixtures/trace6/valid/golden-train.jsonl", import.meta.url));
 
 // `fatal` rejects invalid UTF-8 and `ignoreBOM` keeps a BOM, so it fails on line 1 (spec §4.1).
 const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(readFileSync(path));

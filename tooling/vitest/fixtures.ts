@@ -1,15 +1,15 @@
-// Where tests find the shared trace fixtures: `../shared/fixtures/trace6` beside the repository
-// (CI lays out a copy of shared/ there too). Import as `@cg/tooling-vitest`.
+// Where tests find the trace/6 conformance fixtures: `fixtures/trace6` in the repository, with their
+// manifest (`scripts/fixture-digests.mjs` checks its digests). Import as `@cg/tooling-vitest`.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const fixturesDir = resolve(repoRoot, "../shared/fixtures/trace6");
+export const fixturesDir = resolve(repoRoot, "fixtures/trace6");
 
 if (!existsSync(fixturesDir)) {
   throw new Error(
-    `trace fixtures not found at ${fixturesDir}: the shared folder must lie beside the repository`,
+    `trace fixtures not found at ${fixturesDir}: the repository checkout is incomplete`,
   );
 }
 

@@ -1,9 +1,9 @@
-// The shared trace/6 fixtures live beside the repository: <repo>/../shared/fixtures/trace6.
+// The trace/6 conformance fixtures of the repository: <repo>/fixtures/trace6.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const fixturesDir = fileURLToPath(new URL("../../../../shared/fixtures/trace6", import.meta.url));
+export const fixturesDir = fileURLToPath(new URL("../../../fixtures/trace6", import.meta.url));
 
 export interface ManifestEntry {
   file: string;

@@ -13,7 +13,7 @@ import { createStyle, type Style } from "../format/style.js";
 import { renderColumns, renderFacts } from "../format/table.js";
 import { formatDuration, formatPercent, formatSignedBytes, formatSignedDuration } from "../format/units.js";
 import { booleanOption, stringOption } from "../parse-command-args.js";
-import { jsonOption } from "../shared-specs.js";
+import { jsonOption } from "../option-specs.js";
 import { streamComparison } from "../trace-input.js";
 import { groupByOption } from "./query.js";
 

@@ -5,7 +5,7 @@ import { escapeControl } from "../format/escape-control.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, stringOption } from "../parse-command-args.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
-import { outputFileOption, traceArgument } from "../shared-specs.js";
+import { outputFileOption, traceArgument } from "../option-specs.js";
 import { streamTrace } from "../trace-input.js";
 
 export const convertCommand: Command = {

@@ -5,7 +5,7 @@ import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
-import { outputFileOption } from "../shared-specs.js";
+import { outputFileOption } from "../option-specs.js";
 
 const SOURCES = ["onnxruntime"] as const;
 

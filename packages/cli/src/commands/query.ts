@@ -9,7 +9,7 @@ import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
-import { jsonOption, traceArgument } from "../shared-specs.js";
+import { jsonOption, traceArgument } from "../option-specs.js";
 import { asCliError, streamQuery } from "../trace-input.js";
 import { renderHealth } from "../views/render-health.js";
 import { renderOperators } from "../views/render-operators.js";

@@ -3,7 +3,7 @@ import { ExitCode } from "../exit-codes.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption, positiveIntegerOption } from "../parse-command-args.js";
-import { jsonOption, traceArgument } from "../shared-specs.js";
+import { jsonOption, traceArgument } from "../option-specs.js";
 import { streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 import { renderSummary } from "../views/render-summary.js";
 import { SummaryEvidence, summaryViewFromStream } from "../views/summary-view.js";

@@ -4,7 +4,7 @@ import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
 import { booleanOption } from "../parse-command-args.js";
-import { traceArgument } from "../shared-specs.js";
+import { traceArgument } from "../option-specs.js";
 import { formatParseError, streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 
 export const validateCommand: Command = {

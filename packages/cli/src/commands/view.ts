@@ -8,7 +8,7 @@ import { escapeControl } from "../format/escape-control.js";
 import { formatBytesShort } from "../format/units.js";
 import { writeOutput } from "../output-target.js";
 import { stringOption } from "../parse-command-args.js";
-import { outputFileOption, traceArgument } from "../shared-specs.js";
+import { outputFileOption, traceArgument } from "../option-specs.js";
 import { asCliError, rereadableTrace } from "../trace-input.js";
 
 export const viewCommand: Command = {
