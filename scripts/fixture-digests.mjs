@@ -26,7 +26,8 @@ function fixtureFiles(dir) {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && entry.name.endsWith(".jsonl")) files.push(relative(dir, path).split(sep).join("/"));
+      else if (entry.isFile() && entry.name.endsWith(".jsonl"))
+        files.push(relative(dir, path).split(sep).join("/"));
     }
   };
   walk(dir);

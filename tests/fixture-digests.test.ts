@@ -5,7 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error the digest tool is a plain ES module script without type declarations
-import { checkFixtureDigests, defaultFixturesDir, updateFixtureDigests } from "../scripts/fixture-digests.mjs";
+import {
+  checkFixtureDigests,
+  defaultFixturesDir,
+  updateFixtureDigests,
+} from "../scripts/fixture-digests.mjs";
 
 const check = checkFixtureDigests as (dir?: string) => string[];
 const update = updateFixtureDigests as (dir?: string) => string[];
@@ -33,7 +37,9 @@ describe("fixture manifest digests", () => {
     writeFileSync(file, readFileSync(file, "utf8").replaceAll("\r\n", "\n"));
     const problems = check(dir);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^manifest\.json fixtures\[\d+\] \(valid\/blank-lines-crlf\.jsonl\): sha256 is /);
+    expect(problems[0]).toMatch(
+      /^manifest\.json fixtures\[\d+\] \(valid\/blank-lines-crlf\.jsonl\): sha256 is /,
+    );
 
     expect(update(dir)).toEqual(["valid/blank-lines-crlf.jsonl"]);
     expect(check(dir)).toEqual([]);
@@ -53,8 +59,8 @@ describe("fixture manifest digests", () => {
     unlinkSync(join(dir, "health", "h01-measurement-count.jsonl"));
     const problems = check(dir);
     expect(problems).toContain("invalid/n99-new-case.jsonl: not listed in manifest.json");
-    expect(problems.some((line) => /\(health\/h01-measurement-count\.jsonl\): the file is missing$/.test(line))).toBe(
-      true,
-    );
+    expect(
+      problems.some((line) => /\(health\/h01-measurement-count\.jsonl\): the file is missing$/.test(line)),
+    ).toBe(true);
   });
 });

@@ -54,7 +54,15 @@ describe("a fresh clone with nothing beside it", () => {
 
   it("passes the fixture-driven tests of schema, memory, parser, writer and the third-party reader", () => {
     // The third-party reader imports the published entry of @cg/schema: build that one package.
-    const build = run("pnpm", ["exec", "turbo", "run", "build", "--filter", "@cg/schema", "--output-logs=errors-only"]);
+    const build = run("pnpm", [
+      "exec",
+      "turbo",
+      "run",
+      "build",
+      "--filter",
+      "@cg/schema",
+      "--output-logs=errors-only",
+    ]);
     expect(build.status, build.output).toBe(0);
     const projects = ["@cg/schema", "@cg/memory", "@cg/parser", "@cg/writer", "third-party-reader"];
     const files = [
@@ -76,7 +84,6 @@ describe("a fresh clone with nothing beside it", () => {
     ]);
     expect(tests.status, tests.output).toBe(0);
     // Every file named ran: a filter that matched nothing would pass vacuously.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes, should a tool force them
     const ran = tests.output.replace(/\u001b\[[0-9;]*m/g, "").match(/Test Files\s+(\d+) passed/);
     expect(Number(ran?.[1]), tests.output).toBe(files.length);
   });

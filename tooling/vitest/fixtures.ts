@@ -8,9 +8,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../.."
 export const fixturesDir = resolve(repoRoot, "fixtures/trace6");
 
 if (!existsSync(fixturesDir)) {
-  throw new Error(
-    `trace fixtures not found at ${fixturesDir}: the repository checkout is incomplete`,
-  );
+  throw new Error(`trace fixtures not found at ${fixturesDir}: the repository checkout is incomplete`);
 }
 
 /** One fixture of `manifest.json`: its file (relative to `fixturesDir`) and what a reader must make of it. */

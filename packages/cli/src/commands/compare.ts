@@ -12,8 +12,8 @@ import { stringifyJson } from "../format/json-output.js";
 import { createStyle, type Style } from "../format/style.js";
 import { renderColumns, renderFacts } from "../format/table.js";
 import { formatDuration, formatPercent, formatSignedBytes, formatSignedDuration } from "../format/units.js";
-import { booleanOption, stringOption } from "../parse-command-args.js";
 import { jsonOption } from "../option-specs.js";
+import { booleanOption, stringOption } from "../parse-command-args.js";
 import { streamComparison } from "../trace-input.js";
 import { groupByOption } from "./query.js";
 

@@ -2,10 +2,10 @@ import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
+import { outputFileOption, traceArgument } from "../option-specs.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, stringOption } from "../parse-command-args.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
-import { outputFileOption, traceArgument } from "../option-specs.js";
 import { streamTrace } from "../trace-input.js";
 
 export const convertCommand: Command = {

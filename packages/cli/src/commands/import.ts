@@ -3,9 +3,9 @@ import { CliError, UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
+import { outputFileOption } from "../option-specs.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
-import { outputFileOption } from "../option-specs.js";
 
 const SOURCES = ["onnxruntime"] as const;
 

@@ -3,8 +3,8 @@ import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
-import { booleanOption } from "../parse-command-args.js";
 import { traceArgument } from "../option-specs.js";
+import { booleanOption } from "../parse-command-args.js";
 import { formatParseError, streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
 
 export const validateCommand: Command = {

@@ -6,9 +6,9 @@ import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";
 import { formatBytesShort } from "../format/units.js";
+import { outputFileOption, traceArgument } from "../option-specs.js";
 import { writeOutput } from "../output-target.js";
 import { stringOption } from "../parse-command-args.js";
-import { outputFileOption, traceArgument } from "../option-specs.js";
 import { asCliError, rereadableTrace } from "../trace-input.js";
 
 export const viewCommand: Command = {
