@@ -161,12 +161,7 @@ class NodeEmitter {
   readonly #parametersSeen = new Set<string>();
   readonly #outputsSeen = new Map<string, number>();
 
-  constructor(
-    trace: TraceRecorder,
-    graph: OnnxGraph | undefined,
-    counters: Counters,
-    timeline: OrtTimeline,
-  ) {
+  constructor(trace: TraceRecorder, graph: OnnxGraph | undefined, counters: Counters, timeline: OrtTimeline) {
     this.#trace = trace;
     this.#graph = graph;
     this.#counters = counters;

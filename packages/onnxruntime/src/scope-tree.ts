@@ -28,7 +28,9 @@ export type ScopeItem = ScopeGroup | ScopeLeaf;
 export function buildScopeTree(nodes: readonly OrtNodeEvent[]): ScopeItem[] {
   const ordered = nodes
     .map((node, order) => ({ node, order }))
-    .sort((a, b) => (a.node.startUs < b.node.startUs ? -1 : a.node.startUs > b.node.startUs ? 1 : a.order - b.order))
+    .sort((a, b) =>
+      a.node.startUs < b.node.startUs ? -1 : a.node.startUs > b.node.startUs ? 1 : a.order - b.order,
+    )
     .map(({ node }) => ({ node, path: scopePath(node.nodeName) }));
   const providers = new Set(ordered.map(({ node }) => node.provider));
   if (providers.size <= 1) return groupByScope(ordered, 0);
