@@ -142,6 +142,9 @@ export async function writeCapture(
   if (profile.outOfWindow.length > 0) {
     metadata = metadata.tag("ort_out_of_window_node_events", String(profile.outOfWindow.length));
   }
+  if (profile.unassignedNodes > 0) {
+    metadata = metadata.tag("ort_unassigned_node_events", String(profile.unassignedNodes));
+  }
   for (const [key, value] of Object.entries(options.tags ?? {})) metadata = metadata.tag(key, value);
   const trace = openTrace(options.out, metadata, clock);
   const runSpan = { name: run.name, startNs: run.startNs, endNs: run.endNs };

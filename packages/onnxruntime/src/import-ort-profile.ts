@@ -59,6 +59,9 @@ export async function importOrtProfile(
   if (profile.outOfWindow.length > 0) {
     run = run.tag("ort_out_of_window_node_events", String(profile.outOfWindow.length));
   }
+  if (profile.unassignedNodes > 0) {
+    run = run.tag("ort_unassigned_node_events", String(profile.unassignedNodes));
+  }
   const clock = new ReplayClock();
   clock.at(0);
   const trace = openTrace(options.out, run, clock, options.write);

@@ -62,6 +62,11 @@ export interface OrtProfileRun {
    * outside `model_run`, so its health says the run's structure does not hold.
    */
   readonly outOfWindow: readonly OrtNodeEvent[];
+  /**
+   * Node events after the profile's last `model_run`: no run closes them (the profile ended
+   * mid-run), so no trace holds them. Reported, with the tag `ort_unassigned_node_events`.
+   */
+  readonly unassignedNodes: number;
   /** The `pid` ONNX Runtime wrote. */
   readonly pid: number | undefined;
 }

@@ -41,7 +41,7 @@ export class OrtProfileScanner {
   #pendingExecutor: (OrtInterval & { name: string }) | undefined;
   #text = "";
   #runCount = 0;
-  #selected: Omit<OrtProfileRun, "runCount"> | undefined;
+  #selected: Omit<OrtProfileRun, "runCount" | "unassignedNodes"> | undefined;
   #sawOrtEvent = false;
 
   constructor(options: ScanOptions = {}) {
@@ -132,7 +132,7 @@ export class OrtProfileScanner {
         message: `${file}: run ${this.#options.run} requested, but the profile holds ${this.#runCount} run${this.#runCount === 1 ? "" : "s"}`,
       });
     }
-    return { ...this.#selected, runCount: this.#runCount };
+    return { ...this.#selected, runCount: this.#runCount, unassignedNodes: this.#pendingNodes.length };
   }
 
   #open(text: string): void {

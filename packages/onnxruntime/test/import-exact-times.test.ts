@@ -123,10 +123,25 @@ describe("node events outside the run's model_run window", () => {
     expect(analyzeHealth(trace).trusted).toBe(false);
   });
 
+  it("node events after the last model_run belong to no run: counted and tagged, never silently lost", async () => {
+    const path = profileFile([
+      nodeLine("n", 501n, 2n),
+      sessionLine("model_run", 500n, 10n),
+      nodeLine("cut-off-a", 900n, 2n),
+      nodeLine("cut-off-b", 903n, 2n),
+    ]);
+    const imported = await importOrtProfile(path);
+    expect(imported.profile.unassignedNodes).toBe(2);
+    const trace = parseTraceText(imported.traceText ?? "");
+    expect(trace.run.tags.ort_unassigned_node_events).toBe("2");
+    expect(trace.ops).toHaveLength(1);
+  });
+
   it("a run with every node inside writes no tag", async () => {
     const path = profileFile([nodeLine("n", 501n, 2n), sessionLine("model_run", 500n, 10n)]);
     const trace = parseTraceText((await importOrtProfile(path)).traceText ?? "");
     expect(Object.hasOwn(trace.run.tags, "ort_out_of_window_node_events")).toBe(false);
+    expect(Object.hasOwn(trace.run.tags, "ort_unassigned_node_events")).toBe(false);
   });
 });
 

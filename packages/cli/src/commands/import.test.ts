@@ -120,6 +120,23 @@ describe("cg-trace import --from onnxruntime", () => {
     expect(analyzeHealth(trace).trusted).toBe(false);
   });
 
+  it("warns about node events after the profile's last model_run, which no run holds", async () => {
+    writeFileSync(
+      join(directory, "cut-off.json"),
+      `[\n${sessionLine("model_run", 1000, 10)},\n${nodeLine("late", 2000, 3)}\n]\n`,
+    );
+    const result = await runInProcess(
+      ["import", "--from", "onnxruntime", "cut-off.json", "-o", "cut-off.jsonl"],
+      {
+        cwd: directory,
+      },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe(
+      "cg-trace: import: warning: cut-off.json: 1 node event after the profile's last model_run belongs to no run and is in no trace (tag ort_unassigned_node_events)\n",
+    );
+  });
+
   it("refuses a dur no trace can hold naming the file and line, exit 2, leaving no output", async () => {
     writeFileSync(
       join(directory, "huge.json"),

@@ -105,6 +105,12 @@ Exit codes: 0 written, 2 usage error or a profile that cannot be read.`,
           "written where ONNX Runtime put them, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n",
       );
     }
+    const unassigned = profile.unassignedNodes;
+    if (unassigned > 0) {
+      context.stderr(
+        `cg-trace: import: warning: ${escapeControl(args.positionals[0]!)}: ${unassigned} node event${unassigned === 1 ? "" : "s"} after the profile's last model_run belong${unassigned === 1 ? "s" : ""} to no run and ${unassigned === 1 ? "is" : "are"} in no trace (tag ort_unassigned_node_events)\n`,
+      );
+    }
     return ExitCode.Ok;
   },
 };
