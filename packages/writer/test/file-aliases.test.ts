@@ -1,7 +1,17 @@
 // One file, one session, whatever its name: a hard link, a symbolic link or a `sub/../x` spelling of
 // a file a live session writes is refused before anything is truncated, in one process and across
 // processes, and the message names both paths.
-import { existsSync, linkSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { ProfileRun, TraceSession, TraceSessionError } from "@cg/writer";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -67,15 +77,16 @@ describe("aliases of a file being written", () => {
     const symbolicLink = inWorkDir("two-processes-links", "symbolic.jsonl");
     symlinkSync(path, symbolicLink);
 
-    const second = startChild("signal-child.ts", ["try-open", hardLink]);
-    const refused = await second.line("ERROR");
+    // Both aliases at once: each child is a full Node start, slow on a loaded machine.
+    const byHardLink = startChild("signal-child.ts", ["try-open", hardLink]);
+    const bySymbolicLink = startChild("signal-child.ts", ["try-open", symbolicLink]);
+    const refused = await byHardLink.line("ERROR");
     expect(refused).toContain("ERROR TraceSessionError path_in_use");
     expect(refused).toContain(`${realpathSync(hardLink)} is the same file as ${realpathSync(path)}`);
     expect(refused).toContain(`a trace session in process ${holder.child.pid}`);
-    expect((await second.exited).code).toBe(3);
-    const third = startChild("signal-child.ts", ["try-open", symbolicLink]);
-    expect(await third.line("ERROR")).toContain(`a trace session in process ${holder.child.pid}`);
-    await third.exited;
+    expect(await bySymbolicLink.line("ERROR")).toContain(`a trace session in process ${holder.child.pid}`);
+    expect((await byHardLink.exited).code).toBe(3);
+    expect((await bySymbolicLink.exited).code).toBe(3);
 
     // A killed owner leaves its locks behind; the next open through the link sees the owner is gone.
     holder.child.kill("SIGKILL");
@@ -85,5 +96,31 @@ describe("aliases of a file being written", () => {
     fourth.child.kill("SIGTERM");
     expect((await fourth.exited).signal).toBe("SIGTERM");
     expect(existsSync(`${realpathSync(hardLink)}.lock`)).toBe(false);
+  }, 90_000);
+
+  it("refuses an identity-lock directory another user could write or that is a link, leaving the file as it was", () => {
+    const temp = inWorkDir("fake-temp");
+    mkdirSync(temp);
+    const lockDirectory = join(temp, `cg-writer-locks-${process.getuid?.() ?? "user"}`);
+    mkdirSync(lockDirectory);
+    chmodSync(lockDirectory, 0o777);
+    const path = inWorkDir("kept.jsonl");
+    writeFileSync(path, "old content\n");
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      expect(() => TraceSession.open(path, run)).toThrow(
+        `${lockDirectory} is not a private directory of this user; remove it`,
+      );
+      rmSync(lockDirectory, { recursive: true });
+      symlinkSync(inWorkDir("in-process"), lockDirectory);
+      expect(() => TraceSession.open(path, run)).toThrow(`${lockDirectory} is not a private directory`);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(readFileSync(path, "utf8")).toBe("old content\n");
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    TraceSession.open(path, run).finish();
   });
 });

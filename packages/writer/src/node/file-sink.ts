@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, openSync, realpathSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, realpathSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type LineTarget, lineTarget } from "../serialize/line-target.js";
 import { TraceSessionError } from "../trace-session-error.js";
@@ -100,7 +100,7 @@ export class FileSink implements TraceSink {
       throw TraceWriteError.fromCause("locking", path, error);
     }
     try {
-      ftruncateSync(this.#fd, 0);
+      if (fstatSync(this.#fd).isFile()) ftruncateSync(this.#fd, 0);
     } catch (error) {
       closeSync(this.#fd);
       this.#identityLock.release();

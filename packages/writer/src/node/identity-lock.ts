@@ -33,12 +33,14 @@ function lockDirectory(): string {
 }
 
 /**
- * Takes the file open on `fd` (written through `path`) for one session, in this process and across
- * processes. Throws TraceSessionError `path_in_use` naming both paths when a live session writes
+ * Takes the regular file open on `fd` (written through `path`) for one session, in this process and
+ * across processes. Throws TraceSessionError `path_in_use` naming both paths when a live session writes
  * the same file under another name.
  */
 export function lockTraceIdentity(fd: number, path: string): PathLock {
   const stats = fstatSync(fd, { bigint: true });
+  // A device (/dev/null, /dev/full, a terminal) is no trace file: writers there cannot corrupt one.
+  if (!stats.isFile()) return { release() {} };
   const lockPath = join(lockDirectory(), `${stats.dev}-${stats.ino}.lock`);
   const taken = takeLockFile(lockPath, ownerText(path));
   if (typeof taken !== "function") {
