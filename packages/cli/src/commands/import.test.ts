@@ -112,7 +112,7 @@ describe("cg-trace import --from onnxruntime", () => {
     );
     expect(result.stderr).toBe(
       "cg-trace: import: warning: outside.json: 1 node event of run 1 (line 2) starts outside its model_run window; " +
-        "written where ONNX Runtime put them, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n",
+        "written where ONNX Runtime put it, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n",
     );
     const trace = await parseTrace(join(directory, "outside.jsonl"));
     expect(trace.run.tags.ort_out_of_window_node_events).toBe("1");

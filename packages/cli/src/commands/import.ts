@@ -102,7 +102,7 @@ Exit codes: 0 written, 2 usage error or a profile that cannot be read.`,
       context.stderr(
         `cg-trace: import: warning: ${escapeControl(args.positionals[0]!)}: ${outside} node event${outside === 1 ? "" : "s"} of run ${profile.index} ` +
           `(line${lines.length === 1 ? "" : "s"} ${lines.join(", ")}${outside > lines.length ? ", …" : ""}) start${outside === 1 ? "s" : ""} outside its model_run window; ` +
-          "written where ONNX Runtime put them, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n",
+          `written where ONNX Runtime put ${outside === 1 ? "it" : "them"}, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n`,
       );
     }
     const unassigned = profile.unassignedNodes;
