@@ -6,6 +6,7 @@ import { type EmissionSummary, emitOrtRun, type TensorCheckpoint } from "./emit-
 import { findProfileFile } from "./find-profile-file.js";
 import { readOnnxGraph } from "./onnx-graph.js";
 import type { OrtProfileRun } from "./ort-profile-run.js";
+import { OrtTimeline } from "./ort-timeline.js";
 import { readOrtProfile } from "./read-ort-profile.js";
 import { ReplayClock } from "./replay-clock.js";
 import { finishTrace, openTrace } from "./trace-output.js";
@@ -121,9 +122,14 @@ export async function writeCapture(
       ? undefined
       : readOnnxGraph(await readFile(options.optimizedModelPath));
 
-  const modelRunNs = profile.modelRun.durationUs * 1000;
+  const modelRunNs = Number(profile.modelRun.durationUs * 1000n);
   const slackNs = Math.max(0, run.endNs - run.startNs - modelRunNs);
-  const originNs = run.startNs + Math.floor(slackNs / 2) - profile.modelRun.startUs * 1000;
+  const timeline = new OrtTimeline(
+    profile,
+    profile.modelRun.startUs,
+    BigInt(run.startNs + Math.floor(slackNs / 2)),
+    profilePath,
+  );
   const device = deviceForProvider(profile.nodes[0]?.provider ?? "CPUExecutionProvider");
   let metadata = ProfileRun.inference(
     options.entrypoint ?? "onnxruntime::session.run",
@@ -133,6 +139,12 @@ export async function writeCapture(
     .tag("source", "onnxruntime")
     .tag("ort_profile_runs", String(profile.runCount))
     .tag("ort_clock_alignment_slack_ns", String(slackNs));
+  if (profile.outOfWindow.length > 0) {
+    metadata = metadata.tag("ort_out_of_window_node_events", String(profile.outOfWindow.length));
+  }
+  if (profile.unassignedNodes > 0) {
+    metadata = metadata.tag("ort_unassigned_node_events", String(profile.unassignedNodes));
+  }
   for (const [key, value] of Object.entries(options.tags ?? {})) metadata = metadata.tag(key, value);
   const trace = openTrace(options.out, metadata, clock);
   const runSpan = { name: run.name, startNs: run.startNs, endNs: run.endNs };
@@ -140,7 +152,7 @@ export async function writeCapture(
     trace,
     clock,
     run: profile,
-    originNs,
+    timeline,
     measured: outer ?? runSpan,
     call: outer === undefined ? undefined : runSpan,
     graph,

@@ -4,6 +4,7 @@ import { deviceForProvider } from "./device-label.js";
 import { traceDtype } from "./dtype-label.js";
 import type { OnnxGraph } from "./onnx-graph.js";
 import type { OrtNodeEvent, OrtProfileRun, OrtTypeShape } from "./ort-profile-run.js";
+import type { OrtTimeline } from "./ort-timeline.js";
 import type { ReplayClock } from "./replay-clock.js";
 import { buildScopeTree, type ScopeItem } from "./scope-tree.js";
 
@@ -19,8 +20,8 @@ export interface OrtRunEmission {
   readonly trace: TraceRecorder;
   readonly clock: ReplayClock;
   readonly run: OrtProfileRun;
-  /** Trace nanoseconds of ONNX Runtime's 0 µs: trace ns = originNs + µs × 1000 (exact). */
-  readonly originNs: number;
+  /** Where ONNX Runtime's microseconds lie on the trace clock (exact, checked). */
+  readonly timeline: OrtTimeline;
   /** The `session.run` call as measured on the trace clock; absent when importing (the run is the measurement). */
   readonly measured?: { readonly name: string; readonly startNs: number; readonly endNs: number } | undefined;
   /** A timed call between the measured span and `model_run` (the `session.run` inside a pipeline call). */
@@ -37,6 +38,8 @@ export interface EmissionSummary {
   readonly memoryEvents: number;
   readonly deviceMemorySamples: number;
   readonly tensors: number;
+  /** Node events of the run outside its `model_run` window, written outside it (the trace is then untrusted). */
+  readonly outOfWindowNodes: number;
   /** ONNX Runtime's `model_run` duration (µs × 1000). */
   readonly modelRunNs: number;
   /** Where the measured span ended on the trace clock. */
@@ -57,19 +60,19 @@ interface Counters {
  * Spans are written at ONNX Runtime's instants by pinning the replay clock.
  */
 export function emitOrtRun(emission: OrtRunEmission): EmissionSummary {
-  const { trace, clock, run, originNs } = emission;
+  const { trace, clock, run, timeline } = emission;
   const counters: Counters = { ops: 0, spans: 0, memoryEvents: 0, deviceMemorySamples: 0 };
-  const ns = (us: number): number => originNs + us * 1000;
+  const ns = (us: bigint): number => timeline.ns(us);
   const tree = buildScopeTree(run.nodes);
   const nodesStartUs = tree.length === 0 ? run.modelRun.startUs : (tree[0] as ScopeItem).startUs;
   let nodesEndUs = run.modelRun.startUs;
-  for (const item of tree) nodesEndUs = Math.max(nodesEndUs, item.endUs);
+  for (const item of tree) nodesEndUs = max(nodesEndUs, item.endUs);
   const executor = run.executor;
-  const executorStartUs = executor === undefined ? nodesStartUs : Math.min(executor.startUs, nodesStartUs);
+  const executorStartUs = executor === undefined ? nodesStartUs : min(executor.startUs, nodesStartUs);
   const executorEndUs =
-    executor === undefined ? nodesEndUs : Math.max(executor.startUs + executor.durationUs, nodesEndUs);
-  const modelRunStartUs = Math.min(run.modelRun.startUs, executorStartUs);
-  const modelRunEndUs = Math.max(run.modelRun.startUs + run.modelRun.durationUs, executorEndUs);
+    executor === undefined ? nodesEndUs : max(executor.startUs + executor.durationUs, nodesEndUs);
+  const modelRunStartUs = min(run.modelRun.startUs, executorStartUs);
+  const modelRunEndUs = max(run.modelRun.startUs + run.modelRun.durationUs, executorEndUs);
   const measured = emission.measured;
   const call = emission.call;
   const measuredEndNs =
@@ -87,7 +90,7 @@ export function emitOrtRun(emission: OrtRunEmission): EmissionSummary {
     span.end();
   };
 
-  const emitter = new NodeEmitter(trace, emission.graph, counters, ns);
+  const emitter = new NodeEmitter(trace, emission.graph, counters, timeline);
   try {
     let measuredSpan: SpanHandle;
     let callSpan: SpanHandle | undefined;
@@ -118,6 +121,12 @@ export function emitOrtRun(emission: OrtRunEmission): EmissionSummary {
     };
     walk(tree);
     if (executorSpan !== undefined) close(executorSpan, ns(executorEndUs));
+    // Written where ONNX Runtime put them, in the run they were logged with: outside its span.
+    for (const node of run.outOfWindow) {
+      const span = open(ns(node.startUs), () => trace.beginSpan(node.nodeName, "op"));
+      emitter.node(span, node);
+      close(span, ns(node.startUs + node.durationUs));
+    }
     if (modelRunSpan !== measuredSpan) close(modelRunSpan, ns(modelRunEndUs));
     if (callSpan !== undefined && call !== undefined)
       close(callSpan, Math.max(call.endNs, ns(modelRunEndUs)));
@@ -137,7 +146,8 @@ export function emitOrtRun(emission: OrtRunEmission): EmissionSummary {
   return {
     ...counters,
     tensors: emission.tensors?.length ?? 0,
-    modelRunNs: run.modelRun.durationUs * 1000,
+    outOfWindowNodes: run.outOfWindow.length,
+    modelRunNs: timeline.durationNs(run.modelRun.durationUs),
     measuredEndNs,
   };
 }
@@ -147,20 +157,15 @@ class NodeEmitter {
   readonly #trace: TraceRecorder;
   readonly #graph: OnnxGraph | undefined;
   readonly #counters: Counters;
-  readonly #ns: (us: number) => number;
+  readonly #timeline: OrtTimeline;
   readonly #parametersSeen = new Set<string>();
   readonly #outputsSeen = new Map<string, number>();
 
-  constructor(
-    trace: TraceRecorder,
-    graph: OnnxGraph | undefined,
-    counters: Counters,
-    ns: (us: number) => number,
-  ) {
+  constructor(trace: TraceRecorder, graph: OnnxGraph | undefined, counters: Counters, timeline: OrtTimeline) {
     this.#trace = trace;
     this.#graph = graph;
     this.#counters = counters;
-    this.#ns = ns;
+    this.#timeline = timeline;
   }
 
   /** The allocator's state before the first node: its figures after the node, less the node's deltas. */
@@ -174,14 +179,14 @@ class NodeEmitter {
       figures.arenaHeld === undefined
         ? undefined
         : Math.max(0, figures.arenaHeld - (figures.arenaHeldDelta ?? 0));
-    this.#deviceMemory(deviceForProvider(first.provider), used, held, this.#ns(first.startUs));
+    this.#deviceMemory(deviceForProvider(first.provider), used, held, this.#timeline.ns(first.startUs));
   }
 
   node(span: SpanHandle, node: OrtNodeEvent): void {
     const device = deviceForProvider(node.provider);
     const graphNode = this.#graph?.nodes.get(node.nodeName);
     const first = node.outputs[0];
-    const timestampNs = this.#ns(node.startUs);
+    const timestampNs = this.#timeline.ns(node.startUs);
     this.#trace.recordOp(span, {
       opName: node.opType,
       inputs: graphNode?.inputs ?? [],
@@ -189,7 +194,7 @@ class NodeEmitter {
       shape: first?.shape ?? [],
       dtype: first === undefined ? "unknown" : traceDtype(first.ortType),
       device,
-      durationNs: node.durationUs * 1000,
+      durationNs: this.#timeline.durationNs(node.durationUs),
       timestampNs,
       storageBytes: node.outputBytes,
       inputStorageBytes: sumBytes(node.inputs),
@@ -220,7 +225,7 @@ class NodeEmitter {
         device,
         figures.bytesInUse,
         figures.arenaHeld,
-        this.#ns(node.startUs + node.durationUs),
+        this.#timeline.ns(node.startUs + node.durationUs),
       );
     }
   }
@@ -293,6 +298,14 @@ class NodeEmitter {
     }
     this.#counters.deviceMemorySamples++;
   }
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
 }
 
 function sumBytes(values: readonly OrtTypeShape[]): number {

@@ -6,6 +6,7 @@ import { traceDtype } from "./dtype-label.js";
 import { type EmissionSummary, emitOrtRun, type TensorCheckpoint } from "./emit-ort-run.js";
 import { type OnnxGraph, readOnnxGraph } from "./onnx-graph.js";
 import type { OrtProfileRun } from "./ort-profile-run.js";
+import { OrtTimeline } from "./ort-timeline.js";
 import { readOrtProfile } from "./read-ort-profile.js";
 import { ReplayClock } from "./replay-clock.js";
 import { finishTrace, openTrace } from "./trace-output.js";
@@ -33,7 +34,10 @@ export interface ImportedProfile {
 /**
  * Converts one run of an ONNX Runtime profile file into a trace. The file is streamed and only the
  * selected run is kept. The trace clock starts at the run's `model_run` (ONNX Runtime's µs × 1000,
- * exact), which is the measured span.
+ * exact for every u64), which is the measured span — or at an earlier node event of the run that
+ * lies outside it. Node events outside the window are written outside `model_run`, counted in
+ * `summary.outOfWindowNodes` and the tag `ort_out_of_window_node_events`, and make the trace
+ * untrusted (`child_outside_parent`). Every error names the file and line.
  */
 export async function importOrtProfile(
   path: string,
@@ -42,14 +46,22 @@ export async function importOrtProfile(
   const profile = await readOrtProfile(path, { run: options.run });
   const graph =
     options.modelPath === undefined ? undefined : readOnnxGraph(await readFile(options.modelPath));
+  // Checked before the trace is opened: a bad instant leaves no file behind.
+  const timeline = new OrtTimeline(profile, OrtTimeline.firstUs(profile), 0n, path);
   const device = deviceForProvider(profile.nodes[0]?.provider ?? "CPUExecutionProvider");
-  const run = ProfileRun.inference(
+  let run = ProfileRun.inference(
     options.entrypoint ?? `onnxruntime::${basename(path)}`,
     profile.index,
     device,
   )
     .tag("source", "onnxruntime-profile")
     .tag("ort_profile_runs", String(profile.runCount));
+  if (profile.outOfWindow.length > 0) {
+    run = run.tag("ort_out_of_window_node_events", String(profile.outOfWindow.length));
+  }
+  if (profile.unassignedNodes > 0) {
+    run = run.tag("ort_unassigned_node_events", String(profile.unassignedNodes));
+  }
   const clock = new ReplayClock();
   clock.at(0);
   const trace = openTrace(options.out, run, clock, options.write);
@@ -57,7 +69,7 @@ export async function importOrtProfile(
     trace,
     clock,
     run: profile,
-    originNs: -profile.modelRun.startUs * 1000,
+    timeline,
     graph,
     tensors: graph === undefined ? undefined : modelTensors(profile, graph),
   });

@@ -17,7 +17,7 @@ export interface OrtAllocatorFigures {
   readonly inUsePeak: number | undefined;
 }
 
-/** One executed node of a run (`<node>_kernel_time`, cat `Node`). Times are ONNX Runtime's µs. */
+/** One executed node of a run (`<node>_kernel_time`, cat `Node`). Times are ONNX Runtime's whole µs, exact (u64). */
 export interface OrtNodeEvent {
   /** The node's name in the optimized graph (the event name without `_kernel_time`). */
   readonly nodeName: string;
@@ -25,8 +25,8 @@ export interface OrtNodeEvent {
   readonly opType: string;
   readonly provider: string;
   readonly nodeIndex: number | undefined;
-  readonly startUs: number;
-  readonly durationUs: number;
+  readonly startUs: bigint;
+  readonly durationUs: bigint;
   readonly inputs: readonly OrtTypeShape[];
   readonly outputs: readonly OrtTypeShape[];
   readonly outputBytes: number | undefined;
@@ -37,10 +37,12 @@ export interface OrtNodeEvent {
   readonly line: number;
 }
 
-/** An interval ONNX Runtime recorded (µs since its profiler started). */
+/** An interval ONNX Runtime recorded (whole µs since its profiler started, exact). */
 export interface OrtInterval {
-  readonly startUs: number;
-  readonly durationUs: number;
+  readonly startUs: bigint;
+  readonly durationUs: bigint;
+  /** Line of the profile file the event was read from. */
+  readonly line: number;
 }
 
 /** One `session.run` of a profile: its `model_run` event, the executor event and the nodes it executed. */
@@ -54,8 +56,17 @@ export interface OrtProfileRun {
   readonly executor: (OrtInterval & { readonly name: string }) | undefined;
   /** Executed nodes in the order ONNX Runtime wrote them (completion order). */
   readonly nodes: readonly OrtNodeEvent[];
-  /** Node events of the run that fell outside its `model_run` interval (concurrent runs) and were left out. */
-  readonly strayNodes: number;
+  /**
+   * Node events written among the run's events whose start lies outside its `model_run` interval
+   * (a concurrent run, a clock jump). They are written to the trace where ONNX Runtime put them,
+   * outside `model_run`, so its health says the run's structure does not hold.
+   */
+  readonly outOfWindow: readonly OrtNodeEvent[];
+  /**
+   * Node events after the profile's last `model_run`: no run closes them (the profile ended
+   * mid-run), so no trace holds them. Reported, with the tag `ort_unassigned_node_events`.
+   */
+  readonly unassignedNodes: number;
   /** The `pid` ONNX Runtime wrote. */
   readonly pid: number | undefined;
 }

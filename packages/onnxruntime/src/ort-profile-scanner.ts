@@ -6,6 +6,7 @@ import type {
   OrtProfileRun,
   OrtTypeShape,
 } from "./ort-profile-run.js";
+import { rawNumberField } from "./raw-integer-field.js";
 
 export interface ScanOptions {
   /** One-based run to keep; default the last run of the profile. */
@@ -15,6 +16,7 @@ export interface ScanOptions {
 }
 
 const KERNEL_SUFFIX = "_kernel_time";
+const U64_MAX = 2n ** 64n - 1n;
 
 interface PendingBadLine {
   readonly line: number;
@@ -37,8 +39,9 @@ export class OrtProfileScanner {
   #pendingBad: PendingBadLine | undefined;
   #pendingNodes: OrtNodeEvent[] = [];
   #pendingExecutor: (OrtInterval & { name: string }) | undefined;
+  #text = "";
   #runCount = 0;
-  #selected: Omit<OrtProfileRun, "runCount"> | undefined;
+  #selected: Omit<OrtProfileRun, "runCount" | "unassignedNodes"> | undefined;
   #sawOrtEvent = false;
 
   constructor(options: ScanOptions = {}) {
@@ -86,6 +89,7 @@ export class OrtProfileScanner {
       this.#failInvalid(this.#lineNumber, "an event must be a JSON object");
     }
     this.#lastEventLine = this.#lineNumber;
+    this.#text = text;
     this.#accept(event as JsonObject);
   }
 
@@ -128,7 +132,7 @@ export class OrtProfileScanner {
         message: `${file}: run ${this.#options.run} requested, but the profile holds ${this.#runCount} run${this.#runCount === 1 ? "" : "s"}`,
       });
     }
-    return { ...this.#selected, runCount: this.#runCount };
+    return { ...this.#selected, runCount: this.#runCount, unassignedNodes: this.#pendingNodes.length };
   }
 
   #open(text: string): void {
@@ -163,10 +167,11 @@ export class OrtProfileScanner {
       this.#pendingNodes.push(this.#node(event, name.slice(0, -KERNEL_SUFFIX.length), startUs, durationUs));
       return;
     }
+    const line = this.#lineNumber;
     if (name === "model_run") {
-      this.#endRun(event, { startUs, durationUs });
+      this.#endRun(event, { startUs, durationUs, line });
     } else if (name.endsWith("Executor::Execute")) {
-      this.#pendingExecutor = { name, startUs, durationUs };
+      this.#pendingExecutor = { name, startUs, durationUs, line };
     }
   }
 
@@ -175,9 +180,7 @@ export class OrtProfileScanner {
     const wanted = this.#options.run;
     if (wanted === undefined || wanted === this.#runCount) {
       const end = modelRun.startUs + modelRun.durationUs;
-      const inside = this.#pendingNodes.filter(
-        (node) => node.startUs >= modelRun.startUs && node.startUs <= end,
-      );
+      const inWindow = (node: OrtNodeEvent) => node.startUs >= modelRun.startUs && node.startUs <= end;
       const executor = this.#pendingExecutor;
       this.#selected = {
         index: this.#runCount,
@@ -186,8 +189,8 @@ export class OrtProfileScanner {
           executor !== undefined && executor.startUs >= modelRun.startUs && executor.startUs <= end
             ? executor
             : undefined,
-        nodes: inside,
-        strayNodes: this.#pendingNodes.length - inside.length,
+        nodes: this.#pendingNodes.filter(inWindow),
+        outOfWindow: this.#pendingNodes.filter((node) => !inWindow(node)),
         pid: typeof event.pid === "number" ? event.pid : undefined,
       };
     }
@@ -195,7 +198,7 @@ export class OrtProfileScanner {
     this.#pendingExecutor = undefined;
   }
 
-  #node(event: JsonObject, nodeName: string, startUs: number, durationUs: number): OrtNodeEvent {
+  #node(event: JsonObject, nodeName: string, startUs: bigint, durationUs: bigint): OrtNodeEvent {
     const args = event.args;
     if (typeof args !== "object" || args === null || Array.isArray(args))
       this.#failField("args", "must be an object");
@@ -261,12 +264,18 @@ export class OrtProfileScanner {
     return value as string;
   }
 
-  #micros(fields: JsonObject, key: string): number {
+  // Whole microseconds, exact for every u64: JSON.parse rounds integers above 2^53, so those are
+  // read again from the digits of the line.
+  #micros(fields: JsonObject, key: string): bigint {
     const value = fields[key];
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+    const digits = typeof value === "number" ? rawNumberField(this.#text, key) : undefined;
+    if (digits === undefined || !/^\d+$/.test(digits)) {
       this.#failField(key, "must be a whole number of microseconds ≥ 0");
     }
-    return value as number;
+    const micros = BigInt(digits as string);
+    if (micros > U64_MAX) this.#failField(key, `must fit in 64 bits (at most ${U64_MAX} µs), got ${digits}`);
+    return micros;
   }
 
   // ONNX Runtime writes its counters as decimal strings ("1856").

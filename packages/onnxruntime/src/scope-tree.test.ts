@@ -8,8 +8,8 @@ function node(nodeName: string, startUs: number, provider = "CPUExecutionProvide
     opType: "Op",
     provider,
     nodeIndex: undefined,
-    startUs,
-    durationUs: 2,
+    startUs: BigInt(startUs),
+    durationUs: 2n,
     inputs: [],
     outputs: [],
     outputBytes: undefined,
@@ -24,7 +24,7 @@ function outline(items: readonly ScopeItem[]): unknown[] {
   return items.map((item) =>
     item.kind === "node"
       ? item.node.nodeName
-      : { [item.name]: outline(item.children), at: [item.startUs, item.endUs] },
+      : { [item.name]: outline(item.children), at: [Number(item.startUs), Number(item.endUs)] },
   );
 }
 

@@ -5,15 +5,15 @@ export interface ScopeGroup {
   readonly kind: "group";
   readonly name: string;
   readonly children: readonly ScopeItem[];
-  readonly startUs: number;
-  readonly endUs: number;
+  readonly startUs: bigint;
+  readonly endUs: bigint;
 }
 
 export interface ScopeLeaf {
   readonly kind: "node";
   readonly node: OrtNodeEvent;
-  readonly startUs: number;
-  readonly endUs: number;
+  readonly startUs: bigint;
+  readonly endUs: bigint;
 }
 
 export type ScopeItem = ScopeGroup | ScopeLeaf;
@@ -28,7 +28,9 @@ export type ScopeItem = ScopeGroup | ScopeLeaf;
 export function buildScopeTree(nodes: readonly OrtNodeEvent[]): ScopeItem[] {
   const ordered = nodes
     .map((node, order) => ({ node, order }))
-    .sort((a, b) => a.node.startUs - b.node.startUs || a.order - b.order)
+    .sort((a, b) =>
+      a.node.startUs < b.node.startUs ? -1 : a.node.startUs > b.node.startUs ? 1 : a.order - b.order,
+    )
     .map(({ node }) => ({ node, path: scopePath(node.nodeName) }));
   const providers = new Set(ordered.map(({ node }) => node.provider));
   if (providers.size <= 1) return groupByScope(ordered, 0);
@@ -75,11 +77,11 @@ function leaf(node: OrtNodeEvent): ScopeLeaf {
 
 // A group spans its children; a parent never starts after or ends before one of them.
 function group(name: string, children: ScopeItem[]): ScopeGroup {
-  let startUs = Number.POSITIVE_INFINITY;
-  let endUs = 0;
+  let startUs = (children[0] as ScopeItem).startUs;
+  let endUs = 0n;
   for (const child of children) {
-    startUs = Math.min(startUs, child.startUs);
-    endUs = Math.max(endUs, child.endUs);
+    if (child.startUs < startUs) startUs = child.startUs;
+    if (child.endUs > endUs) endUs = child.endUs;
   }
   return { kind: "group", name, children, startUs, endUs };
 }

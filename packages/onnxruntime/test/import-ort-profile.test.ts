@@ -58,15 +58,15 @@ describe("importOrtProfile", () => {
     const measured = trace.spans.find((span) => span.measured);
     expect(measured?.name).toBe("model_run");
     expect(measured?.start_ns).toBe(0);
-    expect(measured?.duration_ns).toBe(profile.modelRun.durationUs * 1000);
+    expect(measured?.duration_ns).toBe(Number(profile.modelRun.durationUs * 1000n));
     expect(trace.ops).toHaveLength(profile.nodes.length);
     expect(imported.summary.ops).toBe(profile.nodes.length);
     for (const node of profile.nodes) {
       const op = trace.ops.find(
-        (candidate) => candidate.timestamp_ns === (node.startUs - profile.modelRun.startUs) * 1000,
+        (candidate) => candidate.timestamp_ns === Number((node.startUs - profile.modelRun.startUs) * 1000n),
       );
       expect(op?.op_name).toBe(node.opType);
-      expect(op?.duration_ns).toBe(node.durationUs * 1000);
+      expect(op?.duration_ns).toBe(Number(node.durationUs * 1000n));
     }
     expect(trace.tensors.map((tensor) => [tensor.tensor_id, tensor.shape])).toEqual([
       ["x", [2, 24]],

@@ -94,4 +94,70 @@ describe("cg-trace import --from onnxruntime", () => {
     }
     expect(() => readFileSync(join(directory, "t.jsonl"))).toThrow(/ENOENT/);
   });
+
+  it("counts and warns about node events outside the run's model_run window, and the trace is not trusted", async () => {
+    writeFileSync(
+      join(directory, "outside.json"),
+      `[\n${nodeLine("early", 950, 5)},\n${nodeLine("inside", 1001, 3)},\n${sessionLine("model_run", 1000, 10)}\n]\n`,
+    );
+    const result = await runInProcess(
+      ["import", "--from", "onnxruntime", "outside.json", "-o", "outside.jsonl"],
+      {
+        cwd: directory,
+      },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(
+      "wrote outside.jsonl: run 1 of 1, 2 ops, 3 spans, 0 memory events, 0 device-memory checkpoints, 0 tensors, 1 node event outside model_run\n",
+    );
+    expect(result.stderr).toBe(
+      "cg-trace: import: warning: outside.json: 1 node event of run 1 (line 2) starts outside its model_run window; " +
+        "written where ONNX Runtime put it, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n",
+    );
+    const trace = await parseTrace(join(directory, "outside.jsonl"));
+    expect(trace.run.tags.ort_out_of_window_node_events).toBe("1");
+    expect(trace.ops).toHaveLength(2);
+    expect(analyzeHealth(trace).trusted).toBe(false);
+  });
+
+  it("warns about node events after the profile's last model_run, which no run holds", async () => {
+    writeFileSync(
+      join(directory, "cut-off.json"),
+      `[\n${sessionLine("model_run", 1000, 10)},\n${nodeLine("late", 2000, 3)}\n]\n`,
+    );
+    const result = await runInProcess(
+      ["import", "--from", "onnxruntime", "cut-off.json", "-o", "cut-off.jsonl"],
+      {
+        cwd: directory,
+      },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe(
+      "cg-trace: import: warning: cut-off.json: 1 node event after the profile's last model_run belongs to no run and is in no trace (tag ort_unassigned_node_events)\n",
+    );
+  });
+
+  it("refuses a dur no trace can hold naming the file and line, exit 2, leaving no output", async () => {
+    writeFileSync(
+      join(directory, "huge.json"),
+      `[\n${nodeLine("n", 1001, "1152921504606846976")},\n${sessionLine("model_run", 1000, 10)}\n]\n`,
+    );
+    const result = await runInProcess(["import", "--from", "onnxruntime", "huge.json", "-o", "huge.jsonl"], {
+      cwd: directory,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /^cg-trace: import: huge\.json line 2: field `dur` puts the event end at \d+ ns/,
+    );
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(() => readFileSync(join(directory, "huge.jsonl"))).toThrow(/ENOENT/);
+  });
 });
+
+function nodeLine(name: string, ts: number, dur: number | string): string {
+  return `{"cat":"Node","pid":7,"tid":7,"dur":${dur},"ts":${ts},"ph":"X","name":"${name}_kernel_time","args":{"op_name":"Relu","provider":"CPUExecutionProvider"}}`;
+}
+
+function sessionLine(name: string, ts: number, dur: number): string {
+  return `{"cat":"Session","pid":7,"tid":7,"dur":${dur},"ts":${ts},"ph":"X","name":"${name}","args":{}}`;
+}

@@ -42,6 +42,11 @@ names as module spans, one op per executed node (ONNX op type, shapes, dtypes, �
 the allocator's figures as device-memory checkpoints and the nodes' outputs as activation
 allocations. A file that is not an ONNX Runtime profile (a Chrome/Perfetto JSON object, a PyTorch
 Kineto trace, a binary Perfetto trace, a truncated file) is refused with the reason and the line.
+Times are exact for every whole number of µs up to 2^64 − 1; an event whose time cannot sit on
+the trace clock (beyond 2^53 − 1 ns from the run's start) is refused with its line. Node events
+logged with the run but starting outside its model_run window (concurrent runs) are written
+outside model_run, counted in the output and a warning, and tagged ort_out_of_window_node_events;
+the trace is then untrusted (validate exits 1).
 
 Exit codes: 0 written, 2 usage error or a profile that cannot be read.`,
   async run(args, context) {
@@ -86,10 +91,26 @@ Exit codes: 0 written, 2 usage error or a profile that cannot be read.`,
     });
     const report = kind === "file" ? context.stdout : context.stderr;
     const { summary, profile } = result;
+    const outside = summary.outOfWindowNodes;
     report(
       `wrote ${escapeControl(output)}: run ${profile.index} of ${profile.runCount}, ${summary.ops} ops, ${summary.spans} spans, ` +
-        `${summary.memoryEvents} memory events, ${summary.deviceMemorySamples} device-memory checkpoints, ${summary.tensors} tensors\n`,
+        `${summary.memoryEvents} memory events, ${summary.deviceMemorySamples} device-memory checkpoints, ${summary.tensors} tensors` +
+        `${outside === 0 ? "" : `, ${outside} node event${outside === 1 ? "" : "s"} outside model_run`}\n`,
     );
+    if (outside > 0) {
+      const lines = profile.outOfWindow.slice(0, 5).map((node) => node.line);
+      context.stderr(
+        `cg-trace: import: warning: ${escapeControl(args.positionals[0]!)}: ${outside} node event${outside === 1 ? "" : "s"} of run ${profile.index} ` +
+          `(line${lines.length === 1 ? "" : "s"} ${lines.join(", ")}${outside > lines.length ? ", …" : ""}) start${outside === 1 ? "s" : ""} outside its model_run window; ` +
+          `written where ONNX Runtime put ${outside === 1 ? "it" : "them"}, outside model_run, so the trace is not trusted (tag ort_out_of_window_node_events)\n`,
+      );
+    }
+    const unassigned = profile.unassignedNodes;
+    if (unassigned > 0) {
+      context.stderr(
+        `cg-trace: import: warning: ${escapeControl(args.positionals[0]!)}: ${unassigned} node event${unassigned === 1 ? "" : "s"} after the profile's last model_run belong${unassigned === 1 ? "s" : ""} to no run and ${unassigned === 1 ? "is" : "are"} in no trace (tag ort_unassigned_node_events)\n`,
+      );
+    }
     return ExitCode.Ok;
   },
 };

@@ -1,4 +1,4 @@
-import { closeSync, openSync, realpathSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, realpathSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type LineTarget, lineTarget } from "../serialize/line-target.js";
 import { TraceSessionError } from "../trace-session-error.js";
@@ -6,6 +6,7 @@ import type { TraceSink } from "../trace-sink.js";
 import { TraceWriteError } from "../trace-write-error.js";
 import { createDirectories } from "./create-directories.js";
 import { registerForExitFlush, unregisterFromExitFlush } from "./exit-flush.js";
+import { lockTraceIdentity } from "./identity-lock.js";
 import { lockTracePath, type PathLock } from "./path-lock.js";
 
 /** `buffered` (default): lines collect in memory and go out with `fs.writeSync` when the buffer is
@@ -49,6 +50,7 @@ export class FileSink implements TraceSink {
   readonly #bytes: Buffer | undefined;
   readonly #target: LineTarget | undefined;
   readonly #lock: PathLock;
+  readonly #identityLock: PathLock;
   #fd: number;
   #offset = 0;
   #broken = false;
@@ -81,11 +83,29 @@ export class FileSink implements TraceSink {
       if (TraceSessionError.isInstance(error)) throw error;
       throw TraceWriteError.fromCause("locking", path, error);
     }
+    // Opened without truncating: the file's identity is known only once it is open, and a file
+    // another session writes under another name (a hard link) must be left as it is.
     try {
-      this.#fd = openSync(path, "w");
+      this.#fd = openSync(path, constants.O_WRONLY | constants.O_CREAT, 0o666);
     } catch (error) {
       this.#lock.release();
       throw TraceWriteError.fromCause("opening", path, error);
+    }
+    try {
+      this.#identityLock = lockTraceIdentity(this.#fd, realPath);
+    } catch (error) {
+      closeSync(this.#fd);
+      this.#lock.release();
+      if (TraceSessionError.isInstance(error)) throw error;
+      throw TraceWriteError.fromCause("locking", path, error);
+    }
+    try {
+      if (fstatSync(this.#fd).isFile()) ftruncateSync(this.#fd, 0);
+    } catch (error) {
+      closeSync(this.#fd);
+      this.#identityLock.release();
+      this.#lock.release();
+      throw TraceWriteError.fromCause("truncating", path, error);
     }
     registerForExitFlush(this);
   }
@@ -143,6 +163,7 @@ export class FileSink implements TraceSink {
       } catch {
         // The data is written (or the failure already reported); a close error adds nothing.
       }
+      this.#identityLock.release();
       this.#lock.release();
     }
   }
@@ -152,6 +173,7 @@ export class FileSink implements TraceSink {
     try {
       this.flush();
     } finally {
+      this.#identityLock.release();
       this.#lock.release();
     }
   }
