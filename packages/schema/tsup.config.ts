@@ -1,4 +1,4 @@
 import { packageBuild } from "../../tooling/tsup/package-build.ts";
 
 // The JSON Schema is generated into the package root (committed) and shipped from there, once.
-export default packageBuild();
+export default packageBuild({ entry: ["src/index.ts", "src/codegen.ts"] });

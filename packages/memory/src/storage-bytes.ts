@@ -1,11 +1,10 @@
 // Element count, dense bytes and resolution (spec §15.2–§15.4). These run on the writer's hot path:
 // while the running product stays a safe integer everything is plain-number arithmetic.
-import { type U64, U64_MAX } from "@cg/schema";
+import { normalizeU64, saturateU64, type U64, U64_MAX } from "@cg/schema";
 import { dtypeSizeBytes } from "./dtype-size.js";
 import { MemoryInputError } from "./memory-input-error.js";
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 
 function invalidDimension(dimension: unknown, index: number): MemoryInputError {
   const shown = typeof dimension === "bigint" ? `${dimension}n` : String(dimension);
@@ -27,11 +26,9 @@ function bigDimension(dimension: U64, index: number): bigint {
 function bigElementCount(shape: readonly U64[], startIndex: number, product: bigint): U64 {
   let count = product;
   for (let index = startIndex; index < shape.length; index++) {
-    const next = count * bigDimension(shape[index] as U64, index);
-    // biome-ignore lint/complexity/useMathMinMax: Math.min does not accept bigints
-    count = next > U64_MAX ? U64_MAX : next;
+    count = saturateU64(count * bigDimension(shape[index] as U64, index));
   }
-  return count <= MAX_SAFE_BIG ? Number(count) : count;
+  return normalizeU64(count);
 }
 
 /**
@@ -63,9 +60,7 @@ export function multiplyU64Saturating(left: U64, right: U64): U64 {
     const product = left * right;
     if (product <= MAX_SAFE) return product;
   }
-  const product = BigInt(left) * BigInt(right);
-  if (product > U64_MAX) return U64_MAX;
-  return product <= MAX_SAFE_BIG ? Number(product) : product;
+  return normalizeU64(saturateU64(BigInt(left) * BigInt(right)));
 }
 
 /**

@@ -2,13 +2,17 @@
 // maxima in `@cg/parser`, live allocations here): numbers in a Float64Array while they are safe
 // integers, exact bigints beside it for the rare rows past 2^53 − 1 (NaN marks those rows in the
 // array). 8 bytes a row instead of a JavaScript number-or-bigint field on an object per row.
-import type { U64 } from "@cg/schema";
+import { normalizeU64, type U64 } from "@cg/schema";
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** A u64 as a number when it is a safe integer, else as a bigint. */
+/**
+ * A u64 as a number when it is a safe integer, else as a bigint: `normalizeU64` of `@cg/schema`,
+ * which decides the representation for every package.
+ * @deprecated Use `normalizeU64` from `@cg/schema`.
+ */
 export function exactU64(value: bigint): U64 {
-  return value <= SAFE ? Number(value) : value;
+  return normalizeU64(value);
 }
 
 export class U64Column {

@@ -9,6 +9,7 @@ import type { EdgeEvent, GradientEvent, GradientState, OpEvent, TraceEvent } fro
 import type { HealthReport } from "./health-issue.js";
 import { IdTable } from "./id-table.js";
 import type { ReadOptions } from "./line-processor.js";
+import { opCost } from "./op-cost.js";
 import type { OperatorGroupField, OperatorTable } from "./operator-stats.js";
 import type {
   EfficiencyEntry,
@@ -26,7 +27,6 @@ import { readTraceBatches } from "./read-trace-batches.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import { REREAD_BATCH_SIZE, RowSource } from "./row-source.js";
 import { SpanPaths } from "./span-paths.js";
-import { opCost } from "./span-table-costs.js";
 import { StreamedOperators } from "./streamed-operators.js";
 import { type StreamSummaryOptions, summarizeSharingSpans } from "./summarize-stream.js";
 import type { ResolvedTensorEvent, SpanRecord } from "./trace-document.js";

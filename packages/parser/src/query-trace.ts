@@ -8,8 +8,8 @@ import {
   type U64,
   u64ToBigInt,
 } from "@cg/schema";
+import { type OpCost, opCost } from "./op-cost.js";
 import { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
-import { opCost } from "./span-table-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 
@@ -24,19 +24,7 @@ export const QUERY_KINDS = [
 ] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
 
-/** An op as a graph node: id `<span_id>/op/<n>` with n its 0-based order within its span. */
-export interface OpCost {
-  id: string;
-  span_id: string;
-  op_name: string;
-  device: string;
-  dtype: string;
-  /** An op's self time is its duration. */
-  self_ns: U64;
-  storage_bytes: U64;
-  input_storage_bytes: U64;
-  timestamp_ns: U64;
-}
+export type { OpCost } from "./op-cost.js";
 
 export interface EfficiencyEntry extends OpCost {
   /** `storage_bytes ÷ self_ns`; only ops with both above 0 are listed. */

@@ -3,9 +3,8 @@
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
 import { grownCopy } from "@cg/memory";
-import { type OpEvent, type U64, U64_MAX } from "@cg/schema";
+import { type U64, U64_MAX } from "@cg/schema";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
-import type { OpCost } from "./query-trace.js";
 import type { SpanCost, SpanCostOptions } from "./span-costs.js";
 import type { SpanTable } from "./span-table.js";
 import { IN_CYCLE, type SpanTableStructure } from "./span-table-health.js";
@@ -114,21 +113,6 @@ export class TopList<T> {
   values(): T[] {
     return this.#entries.map((entry) => entry.value);
   }
-}
-
-/** An op as `queryTrace` lists it. */
-export function opCost(op: OpEvent & { storage_bytes: U64 }, ordinal: number): OpCost {
-  return {
-    id: `${op.span_id}/op/${ordinal}`,
-    span_id: op.span_id,
-    op_name: op.op_name,
-    device: op.device,
-    dtype: op.dtype,
-    self_ns: op.duration_ns,
-    storage_bytes: op.storage_bytes,
-    input_storage_bytes: op.input_storage_bytes,
-    timestamp_ns: op.timestamp_ns,
-  };
 }
 
 export interface SpanRankings {

@@ -22,12 +22,12 @@ import {
   unknownSpanIssue,
 } from "./health-issue.js";
 import { IdTable } from "./id-table.js";
+import { type OpCost, opCost } from "./op-cost.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
-import type { OpCost } from "./query-trace.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import type { SpanCost } from "./span-costs.js";
 import { SpanTable } from "./span-table.js";
-import { opCost, rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
+import { rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
 import { spanTableIssues } from "./span-table-health.js";
 import type { TraceSummary } from "./summarize.js";
 import { TraceParseError } from "./trace-parse-error.js";

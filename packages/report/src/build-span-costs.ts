@@ -1,12 +1,8 @@
-import { U64_MAX, u64ToBigInt } from "@cg/schema";
+import { saturateU64, u64ToBigInt } from "@cg/schema";
 import { toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { SpanCostTable } from "./report-payload.js";
 import type { ReportSpans } from "./report-spans.js";
-
-function saturated(value: bigint): bigint {
-  return value > U64_MAX ? U64_MAX : value;
-}
 
 /**
  * The parser's per-span costs added up per path (and kind and step), most expensive first. Holds
@@ -40,10 +36,10 @@ export function buildSpanCostTable(spans: ReportSpans, limits: ReportLimits): Sp
       groups.set(key, group);
     }
     group.spans++;
-    group.total = saturated(group.total + u64ToBigInt(spans.totalNs(row)));
-    group.self = saturated(group.self + u64ToBigInt(spans.selfNs(row)));
+    group.total = saturateU64(group.total + u64ToBigInt(spans.totalNs(row)));
+    group.self = saturateU64(group.self + u64ToBigInt(spans.selfNs(row)));
     group.ops += BigInt(spans.opCount(row));
-    group.bytes = saturated(group.bytes + u64ToBigInt(spans.opBytes(row)));
+    group.bytes = saturateU64(group.bytes + u64ToBigInt(spans.opBytes(row)));
   }
   const rows = [...groups.values()]
     .sort((left, right) => (right.total > left.total ? 1 : right.total < left.total ? -1 : 0))

@@ -1,15 +1,10 @@
 import { resolveStorageBytes } from "@cg/memory";
 import type { OpEvent } from "@cg/schema";
-import { U64_MAX, u64ToBigInt } from "@cg/schema";
+import { saturateU64, u64ToBigInt } from "@cg/schema";
 import { approximate, toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { TimelineOp, TimelineReport, TimelineSpan } from "./report-payload.js";
 import type { ReportSpans } from "./report-spans.js";
-
-/** Sums saturate at 2^64 − 1 like every u64 figure of the reference. */
-function saturated(value: bigint): bigint {
-  return value > U64_MAX ? U64_MAX : value;
-}
 
 /** The spans the flame chart draws, chosen before any op is looked at. */
 export interface TimelinePlan {
@@ -134,8 +129,8 @@ export class TimelineOpCollector {
         span: group.span,
         name: group.name,
         timestamp_ns: toExact(group.first),
-        duration_ns: toExact(saturated(group.ns)),
-        storage_bytes: toExact(saturated(group.bytes)),
+        duration_ns: toExact(saturateU64(group.ns)),
+        storage_bytes: toExact(saturateU64(group.bytes)),
         count: group.count,
       }));
     return { ops, aggregated: true };

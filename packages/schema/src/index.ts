@@ -38,12 +38,6 @@ export {
 } from "./event-layouts.js";
 export * from "./events.js";
 export {
-  generatedFunction,
-  type SourceCompiler,
-  SourceConstants,
-  sourceString,
-} from "./generated-function.js";
-export {
   type DecodeLineResult,
   LINE_ERROR_CODES,
   type LineDecodeError,

@@ -14,9 +14,23 @@ export const U64 = z.union([
 ]);
 export type U64 = number | bigint;
 
-/** Normalises an exact integer to the U64 representation (number when safe, else bigint). */
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Normalises an exact integer to the U64 representation (number when safe, else bigint). The one
+ * place that decides the representation: every package normalises through it.
+ */
 export function normalizeU64(value: bigint): U64 {
-  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  return value <= MAX_SAFE_BIG ? Number(value) : value;
+}
+
+/**
+ * An exact integer clamped into the u64 range: 2^64 − 1 above it (sums and products saturate
+ * there, like every u64 figure of the reference), 0 below it (differences saturate there). The one
+ * place that saturates: every package's saturating arithmetic goes through it.
+ */
+export function saturateU64(value: bigint): bigint {
+  return value > U64_MAX ? U64_MAX : value < 0n ? 0n : value;
 }
 
 /** Exact bigint view of a U64. */
@@ -45,15 +59,13 @@ export function addU64Saturating(left: U64, right: U64): U64 {
     const sum = left + right;
     if (sum <= Number.MAX_SAFE_INTEGER) return sum;
   }
-  const sum = u64ToBigInt(left) + u64ToBigInt(right);
-  return normalizeU64(sum > U64_MAX ? U64_MAX : sum);
+  return normalizeU64(saturateU64(u64ToBigInt(left) + u64ToBigInt(right)));
 }
 
 /** Saturating subtraction at 0. */
 export function subtractU64Saturating(left: U64, right: U64): U64 {
   if (typeof left === "number" && typeof right === "number") return left > right ? left - right : 0;
-  const difference = u64ToBigInt(left) - u64ToBigInt(right);
-  return difference > 0n ? normalizeU64(difference) : 0;
+  return normalizeU64(saturateU64(u64ToBigInt(left) - u64ToBigInt(right)));
 }
 
 /** Decimal digits of a U64 (exact; never an exponent). */

@@ -13,15 +13,10 @@ import {
   writeManifest,
 } from "./dataset-manifest.js";
 import { expandInputs } from "./expand-inputs.js";
+import type { IngestProgress } from "./ingest-progress.js";
 import { SqlError } from "./sql-error.js";
 import { quoteIdentifier, quoteLiteral, TABLES } from "./tables.js";
-import {
-  createSchema,
-  INGEST_SETTINGS,
-  type IngestProgress,
-  type IngestReport,
-  ingestTraces,
-} from "./trace-database.js";
+import { createSchema, INGEST_SETTINGS, type IngestReport, ingestTraces } from "./trace-database.js";
 
 export interface ExportParquetOptions {
   /** Hive partitioning: `run_id` (default), or `correlation_id` then `run_id`. */

@@ -6,12 +6,12 @@
 import { on } from "node:events";
 import type { ResourceLimits } from "node:worker_threads";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import type { IngestProgress } from "./ingest-progress.js";
 import { type IngestReport, recordOutcome } from "./ingest-trace.js";
 import { type ChunkAppended, chunkTransferList, type IngestWorkerMessage } from "./ingest-worker-protocol.js";
 import { startIngestWorker } from "./ingest-worker-start.js";
 import { ChunkAppender, deleteRunSql } from "./table-writer.js";
 import { TABLES, type TableName } from "./tables.js";
-import type { IngestProgress } from "./trace-database.js";
 
 /**
  * Chunks the worker may have posted and this thread not yet appended: enough to keep both threads

@@ -4,19 +4,13 @@ import type { ResourceLimits } from "node:worker_threads";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { expandInputs } from "./expand-inputs.js";
 import { ingestOnWorker } from "./ingest-on-worker.js";
+import type { IngestProgress } from "./ingest-progress.js";
 import { type IngestReport, recordOutcome, TraceIngest, type Writers } from "./ingest-trace.js";
 import { isWorkerOutOfMemory } from "./ingest-worker-start.js";
 import { SqlError } from "./sql-error.js";
 import { deleteRunSql, TableWriter } from "./table-writer.js";
 import { createTableSql, TABLES, type TableName } from "./tables.js";
 import { createViewsSql } from "./views.js";
-
-export interface IngestProgress {
-  /** Traces handled so far, and in all. */
-  done: number;
-  total: number;
-  file: string;
-}
 
 export interface OpenTraceDatabaseOptions {
   /** Trace files, folders (every `.jsonl` below) and glob patterns. */

@@ -1,4 +1,4 @@
-import type { SourceCompiler } from "@cg/schema";
+import type { SourceCompiler } from "@cg/schema/codegen";
 import { describe, expect, it } from "vitest";
 import { outOfLine } from "./out-of-line.js";
 

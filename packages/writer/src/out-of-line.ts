@@ -15,7 +15,7 @@
 // never-taken branch several times that long. Entering the real path through it keeps the
 // wrappers' own optimized code a check and a call, so a caller inlines them whatever the order
 // (measured: every process 1.3–1.4 ns). The real path pays one call (~1 ns of ~250 ns).
-import { generatedFunction, type SourceCompiler } from "@cg/schema";
+import { generatedFunction, type SourceCompiler } from "@cg/schema/codegen";
 
 /** Statements in the branch that never runs: ~7 bytecode bytes each, several times V8's limit. */
 const PADDING_STATEMENTS = 512;

@@ -1,4 +1,10 @@
-import type { ExecutionPhase, RunMetadata, TimingMode, U64 } from "@cg/schema";
+import {
+  type ExecutionPhase,
+  type RunMetadata,
+  subtractU64Saturating,
+  type TimingMode,
+  type U64,
+} from "@cg/schema";
 
 /** The provenance fields of a run (spec §13.1), named as on the wire. */
 export interface ProfileRunFields {
@@ -14,11 +20,7 @@ export interface ProfileRunFields {
 }
 
 function stepBefore(captureStep: U64): U64 {
-  if (typeof captureStep === "bigint") {
-    const before = captureStep - 1n;
-    return before <= 0n ? 0 : before <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(before) : before;
-  }
-  return captureStep > 1 ? captureStep - 1 : 0;
+  return subtractU64Saturating(captureStep, 1);
 }
 
 /**

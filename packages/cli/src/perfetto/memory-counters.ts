@@ -1,4 +1,4 @@
-import { type MemoryCategory, U64_MAX } from "@cg/trace";
+import { type MemoryCategory, saturateU64 } from "@cg/trace";
 import type { MemoryRecord } from "./memory-event-sorter.js";
 
 /** One counter sample: a counter track name and its new value. */
@@ -14,12 +14,11 @@ interface DeviceState {
 }
 
 function saturatingAdd(left: bigint, right: bigint): bigint {
-  const sum = left + right;
-  return sum > U64_MAX ? U64_MAX : sum;
+  return saturateU64(left + right);
 }
 
 function saturatingSubtract(left: bigint, right: bigint): bigint {
-  return left > right ? left - right : 0n;
+  return saturateU64(left - right);
 }
 
 /** Counter track name of a device's live logical bytes, in total or for one category. */

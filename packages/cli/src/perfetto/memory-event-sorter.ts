@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { compareCodePoints, type MemoryCategory } from "@cg/trace";
+import { compareCodePoints, type MemoryCategory, normalizeU64 } from "@cg/trace";
 import { writeAll } from "../atomic-write.js";
 import { cleanupOnInterrupt } from "../interrupt-cleanup.js";
 
@@ -224,8 +224,9 @@ function unitsToString(units: Uint16Array, from: number, to: number): string {
 }
 
 function setExact(column: Float64Array, big: Map<number, bigint>, row: number, value: bigint): void {
-  if (value <= BigInt(Number.MAX_SAFE_INTEGER)) {
-    column[row] = Number(value);
+  const exact = normalizeU64(value);
+  if (typeof exact === "number") {
+    column[row] = exact;
   } else {
     column[row] = Number.NaN;
     big.set(row, value);

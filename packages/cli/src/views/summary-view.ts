@@ -1,4 +1,5 @@
 import {
+  addU64Saturating,
   analyzeHealth,
   analyzeMemory,
   compareU64,
@@ -19,7 +20,6 @@ import {
   type TraceEvent,
   type TraceSummary,
   type U64,
-  u64ToBigInt,
 } from "@cg/trace";
 
 export interface DeviceMemoryView {
@@ -119,7 +119,8 @@ export class SummaryEvidence {
   }
 
   #addSample(sample: DeviceMemoryEvent): void {
-    const capacity = u64ToBigInt(sample.used_bytes) + u64ToBigInt(sample.free_bytes);
+    // Saturating, as the memory timeline counts it: used + free may pass 2^64 − 1.
+    const capacity = addU64Saturating(sample.used_bytes, sample.free_bytes);
     const view = this.#devices.get(sample.device);
     if (view === undefined) {
       this.#devices.set(sample.device, {
@@ -129,7 +130,7 @@ export class SummaryEvidence {
         last_used_bytes: sample.used_bytes,
         max_used_bytes: sample.used_bytes,
         last_free_bytes: sample.free_bytes,
-        capacity_bytes: capacity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(capacity) : capacity,
+        capacity_bytes: capacity,
       });
       return;
     }
@@ -137,9 +138,7 @@ export class SummaryEvidence {
     view.last_used_bytes = sample.used_bytes;
     view.last_free_bytes = sample.free_bytes;
     if (compareU64(sample.used_bytes, view.max_used_bytes) > 0) view.max_used_bytes = sample.used_bytes;
-    if (capacity > u64ToBigInt(view.capacity_bytes)) {
-      view.capacity_bytes = capacity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(capacity) : capacity;
-    }
+    if (compareU64(capacity, view.capacity_bytes) > 0) view.capacity_bytes = capacity;
   }
 }
 

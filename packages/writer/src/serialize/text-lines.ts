@@ -6,14 +6,8 @@
 // fallback where code generation is forbidden. Memory sessions, and every line the byte path
 // (byte-lines.ts) declines, take this path.
 import { resolveStorageBytes } from "@cg/memory";
-import {
-  type FieldLayout,
-  generatedFunction,
-  type SourceCompiler,
-  SourceConstants,
-  sourceString,
-  type U64,
-} from "@cg/schema";
+import type { FieldLayout, U64 } from "@cg/schema";
+import { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "@cg/schema/codegen";
 import { integerDigits } from "./integer-digits.js";
 import {
   booleanText,

@@ -3,7 +3,8 @@
 // table requires or defaults is written, nothing else, in the table's canonical order, by the
 // string and the byte serializer alike; and a MODIFIED table (a field added, fields reordered) is
 // followed by the derived serializers, generated and closure fallback alike.
-import { EVENT_LAYOUTS, type EventLayout, encodeWithLayout, type SourceCompiler } from "@cg/schema";
+import { EVENT_LAYOUTS, type EventLayout, encodeWithLayout } from "@cg/schema";
+import type { SourceCompiler } from "@cg/schema/codegen";
 import { describe, expect, it } from "vitest";
 import { byteLine } from "./byte-lines.js";
 import { LINE_PLANS, planWithLayout } from "./line-plans.js";
