@@ -47,3 +47,8 @@ export { SCHEMA, type SchemaVersion } from "./schema-version.js";
 export { isTraceWhiteSpace, trimTraceLine } from "./trim-trace-line.js";
 export * from "./u64.js";
 export { type EventOfLayout, type EventSchemaOf, zodSchemaOf } from "./zod-from-layout.js";
+/**
+ * @deprecated The code-generation kit lives at `@cg/schema/codegen` (internal plumbing, not the
+ * trace contract). These root re-exports keep 1.x importers working and go in the next major.
+ */
+export { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "./codegen.js";
