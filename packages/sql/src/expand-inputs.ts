@@ -30,7 +30,12 @@ function unreadable(path: string, error: unknown, hint = ""): SqlError {
     return new SqlError({ message: `${path}: no such file or folder${hint}`, code: "not_found", file: path });
   }
   const reason = code ?? (error instanceof Error ? error.message : String(error));
-  return new SqlError({ message: `${path}: cannot be read (${reason})`, code: "unreadable_input", file: path, cause: error });
+  return new SqlError({
+    message: `${path}: cannot be read (${reason})`,
+    code: "unreadable_input",
+    file: path,
+    cause: error,
+  });
 }
 
 /** Whether `path` is `root` or below it (both real paths). */
@@ -60,11 +65,15 @@ async function walkFolder(folder: string, options: ExpandInputsOptions): Promise
       if (entry.isSymbolicLink()) {
         const target = await realpath(path).catch(() => undefined);
         if (target === undefined) {
-          if (entry.name.endsWith(TRACE_SUFFIX)) options.onSkipped?.({ path, reason: "a broken symbolic link" });
+          if (entry.name.endsWith(TRACE_SUFFIX))
+            options.onSkipped?.({ path, reason: "a broken symbolic link" });
           continue;
         }
         if (!isWithin(root, target) && options.followSymlinks !== true) {
-          options.onSkipped?.({ path, reason: `a symbolic link out of ${folder} (--follow-symlinks follows it)` });
+          options.onSkipped?.({
+            path,
+            reason: `a symbolic link out of ${folder} (--follow-symlinks follows it)`,
+          });
           continue;
         }
         const info = await stat(path).catch((error: unknown) => {
@@ -94,7 +103,11 @@ async function expandPattern(pattern: string, options: ExpandInputsOptions): Pro
     followSymbolicLinks: options.followSymlinks === true,
   });
   if (matches.length === 0) {
-    throw new SqlError({ message: `${pattern}: the pattern matches no file`, code: "no_traces", file: pattern });
+    throw new SqlError({
+      message: `${pattern}: the pattern matches no file`,
+      code: "no_traces",
+      file: pattern,
+    });
   }
   return matches.map((match) => resolve(match)).sort();
 }
@@ -124,7 +137,11 @@ export async function expandInputs(
     }
     const found = await walkFolder(input, options);
     if (found.length === 0) {
-      throw new SqlError({ message: `${input}: the folder holds no .jsonl trace`, code: "no_traces", file: input });
+      throw new SqlError({
+        message: `${input}: the folder holds no .jsonl trace`,
+        code: "no_traces",
+        file: input,
+      });
     }
     for (const file of found) files.add(file);
   }

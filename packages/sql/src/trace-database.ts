@@ -92,7 +92,11 @@ export class TraceDatabase {
     try {
       await lockDown(this.connection, scope);
     } catch (error) {
-      throw new SqlError({ message: `sandbox failed: ${firstLine(error)}`, code: "duckdb_failed", cause: error });
+      throw new SqlError({
+        message: `sandbox failed: ${firstLine(error)}`,
+        code: "duckdb_failed",
+        cause: error,
+      });
     }
     this.#sandboxed = true;
   }
@@ -275,9 +279,17 @@ export async function openTraceDatabase(options: OpenTraceDatabaseOptions): Prom
   const where = options.path ?? "in-memory database";
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(options.path ?? ":memory:", { ...INGEST_SETTINGS, ...options.duckdb });
+    instance = await DuckDBInstance.create(options.path ?? ":memory:", {
+      ...INGEST_SETTINGS,
+      ...options.duckdb,
+    });
   } catch (error) {
-    throw new SqlError({ message: `${where}: ${firstLine(error)}`, code: "duckdb_failed", file: where, cause: error });
+    throw new SqlError({
+      message: `${where}: ${firstLine(error)}`,
+      code: "duckdb_failed",
+      file: where,
+      cause: error,
+    });
   }
   const connection = await instance.connect();
   try {
@@ -291,7 +303,12 @@ export async function openTraceDatabase(options: OpenTraceDatabaseOptions): Prom
     connection.closeSync();
     instance.closeSync();
     if (SqlError.isInstance(error)) throw error;
-    throw new SqlError({ message: `${where}: ${firstLine(error)}`, code: "duckdb_failed", file: where, cause: error });
+    throw new SqlError({
+      message: `${where}: ${firstLine(error)}`,
+      code: "duckdb_failed",
+      file: where,
+      cause: error,
+    });
   }
 }
 

@@ -25,6 +25,9 @@ export const SANDBOX_STATEMENT_TYPES: ReadonlySet<StatementType> = new Set([
   StatementType.ALTER,
 ]);
 
+/** What `extractStatements` of `@duckdb/node-api` 1.5 throws for text that holds no statement. */
+const NO_STATEMENT = "Error in native callback";
+
 /** DuckDB's first line says what is wrong; the rest points into the SQL text with a caret. */
 export function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
@@ -33,7 +36,11 @@ export function firstLine(error: unknown): string {
 
 function queryFailed(error: unknown, statement: number, count: number): SqlError {
   const where = count > 1 ? ` (statement ${statement} of ${count})` : "";
-  return new SqlError({ message: `query failed${where}: ${firstLine(error)}`, code: "query_failed", cause: error });
+  return new SqlError({
+    message: `query failed${where}: ${firstLine(error)}`,
+    code: "query_failed",
+    cause: error,
+  });
 }
 
 function statementName(type: StatementType): string {
@@ -50,12 +57,16 @@ export async function runUserSql(
   try {
     extracted = await connection.extractStatements(sql);
   } catch (error) {
-    // "Failed to extract statements: Parser Error: …": the prefix says nothing to a user.
-    const message = firstLine(error).replace(/^Failed to extract statements: /, "");
+    // Text without a statement (blank, comments, `;`) fails in the binding with no message of
+    // DuckDB's; a parse error reads "Failed to extract statements: Parser Error: …".
+    const text = firstLine(error);
+    const message =
+      text === NO_STATEMENT ? "no SQL statement given" : text.replace(/^Failed to extract statements: /, "");
     throw new SqlError({ message: `query failed: ${message}`, code: "query_failed", cause: error });
   }
   const count = extracted.count;
-  if (count === 0) throw new SqlError({ message: "query failed: no SQL statement given", code: "query_failed" });
+  if (count === 0)
+    throw new SqlError({ message: "query failed: no SQL statement given", code: "query_failed" });
   if (count > 1 && options.multipleStatements !== true) {
     throw new SqlError({
       message: `query refused: ${count} statements given, one per call unless several are allowed (--allow-multiple-statements)`,
