@@ -50,14 +50,17 @@ async function walkFolder(folder: string, options: ExpandInputsOptions): Promise
   });
   const found: string[] = [];
   // Real paths of the folders entered, so that a link back up does not loop.
-  const entered = new Set<string>([root]);
+  const entered = new Set<string>();
   const visit = async (dir: string): Promise<void> => {
     let entries: Dirent[];
     try {
+      entered.add(await realpath(dir));
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {
       throw unreadable(dir, error);
     }
+    // In name order, so that of two links to one folder the same one is walked every time.
+    entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     for (const entry of entries) {
       const path = join(dir, entry.name);
       let isDirectory = entry.isDirectory();
@@ -81,10 +84,7 @@ async function walkFolder(folder: string, options: ExpandInputsOptions): Promise
         });
         isDirectory = info.isDirectory();
         isFile = info.isFile();
-        if (isDirectory) {
-          if (entered.has(target)) continue;
-          entered.add(target);
-        }
+        if (isDirectory && entered.has(target)) continue;
       }
       if (isDirectory) await visit(path);
       else if (isFile && entry.name.endsWith(TRACE_SUFFIX)) found.push(path);
