@@ -5,9 +5,16 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { IngestProgress, IngestReport, TraceDatabase } from "@cg/sql";
 import type { CliContext } from "./cli-context.js";
+import { CgError } from "@cg/trace";
 import { CliError } from "./cli-error.js";
 import { ExitCode } from "./exit-codes.js";
 import { escapeControl } from "./format/escape-control.js";
+
+/** The first line of an error's message: DuckDB's say what is wrong there, then quote the SQL. */
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}
 
 /** Whether `path` is a dataset folder written by `cg-trace export` (it has `_cg_dataset.json`). */
 export function isDatasetFolder(path: string): boolean {
@@ -63,7 +70,11 @@ export async function openInputs(
   const sql = await import("@cg/sql");
   const [first] = inputs;
   if (inputs.length === 1 && first !== undefined && isDatasetFolder(first)) {
-    const dataset = await sql.openDataset(first);
+    const dataset = await sql.openDataset(first).catch((error: unknown) => {
+      if (CgError.isInstance(error)) throw error;
+      // DuckDB's own failures (a view over files that are not there) are about this folder.
+      throw new CliError({ message: `${first}: ${firstLine(error)}`, exitCode: ExitCode.Usage, cause: error });
+    });
     // The views read the dataset's Parquet files, so its folder stays readable (not writable: the
     // sandbox refuses COPY and EXPORT).
     if (!options.allowExternalAccess) {

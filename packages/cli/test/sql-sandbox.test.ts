@@ -144,3 +144,38 @@ describe("inputs", () => {
     expect(lines[1]).toBe("cg-trace: every input was rejected (1 trace); nothing to query");
   });
 });
+
+describe("dataset folders with pattern characters in their names", () => {
+  /**
+   * The dataset's own views (open-dataset) still hand DuckDB a pattern built from the folder name:
+   * the sandbox then refuses the siblings' files, so the answer is right or one line, exit 2,
+   * never the siblings' rows and never an internal error.
+   */
+  async function expectOwnRowsOrOneLine(folder: string): Promise<void> {
+    const { exitCode, stdout, stderr } = await runInProcess(["sql", "SELECT run_id FROM runs", folder, "--csv"]);
+    if (exitCode === 0) {
+      expect(stdout).toBe(`run_id\r\n${goldenRun}\r\n`);
+      return;
+    }
+    expect(exitCode).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).not.toMatch(/internal error|\n\s+at /);
+  }
+
+  it("ds* does not read its siblings, ds[x] is no internal error", async () => {
+    const parent = join(scratch, "hostile-datasets");
+    mkdirSync(parent);
+    for (const [name, trace] of [
+      ["ds*", golden],
+      ["dsX", minimal],
+      ["ds[x]", golden],
+      ["dsx", minimal],
+    ] as const) {
+      const exported = await runInProcess(["export", trace, "--to", "parquet", "-o", join(parent, name)]);
+      expect(exported.exitCode, exported.stderr).toBe(0);
+    }
+    await expectOwnRowsOrOneLine(join(parent, "ds*"));
+    await expectOwnRowsOrOneLine(join(parent, "ds[x]"));
+  });
+});
