@@ -1,5 +1,6 @@
 // A path that exists is that file or folder, whatever its name holds; patterns only with `glob`;
 // a folder walk does not leave the folder through symbolic links unless asked.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,6 +85,18 @@ describe("literal paths", () => {
     expect((error as SqlError).message).toBe(`${notAFolder}: cannot be read (ENOTDIR)`);
     expect((error as SqlError).file).toBe(notAFolder);
   });
+});
+
+test("a FIFO is refused as an input and skipped in a folder, never read", async () => {
+  const root = tree(["a.jsonl"]);
+  const fifo = join(root, "pipe.jsonl");
+  execFileSync("mkfifo", [fifo]);
+  await expect(expandInputs([fifo])).rejects.toThrow(`${fifo}: not a regular file or folder`);
+  const skipped: SkippedInput[] = [];
+  expect(await expandInputs([root], { onSkipped: (entry) => skipped.push(entry) })).toEqual([
+    join(root, "a.jsonl"),
+  ]);
+  expect(skipped).toEqual([{ path: fifo, reason: "not a regular file" }]);
 });
 
 describe("symbolic links below a folder", () => {

@@ -87,7 +87,10 @@ async function walkFolder(folder: string, options: ExpandInputsOptions): Promise
         if (isDirectory && entered.has(target)) continue;
       }
       if (isDirectory) await visit(path);
-      else if (isFile && entry.name.endsWith(TRACE_SUFFIX)) found.push(path);
+      else if (!entry.name.endsWith(TRACE_SUFFIX)) continue;
+      // A FIFO or device would block the reader or never end.
+      else if (isFile) found.push(path);
+      else options.onSkipped?.({ path, reason: "not a regular file" });
     }
   };
   await visit(resolve(folder));
@@ -131,9 +134,16 @@ export async function expandInputs(
       const hint = options.glob !== true && isDynamicPattern(input) ? " (a pattern? --glob matches it)" : "";
       throw unreadable(input, error, hint);
     }
-    if (!info.isDirectory()) {
+    if (info.isFile()) {
       files.add(resolve(input));
       continue;
+    }
+    if (!info.isDirectory()) {
+      throw new SqlError({
+        message: `${input}: not a regular file or folder`,
+        code: "unreadable_input",
+        file: input,
+      });
     }
     const found = await walkFolder(input, options);
     if (found.length === 0) {
