@@ -4,8 +4,8 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { IngestProgress, IngestReport, TraceDatabase } from "@cg/sql";
-import type { CliContext } from "./cli-context.js";
 import { CgError } from "@cg/trace";
+import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import { ExitCode } from "./exit-codes.js";
 import { escapeControl } from "./format/escape-control.js";
@@ -73,7 +73,11 @@ export async function openInputs(
     const dataset = await sql.openDataset(first).catch((error: unknown) => {
       if (CgError.isInstance(error)) throw error;
       // DuckDB's own failures (a view over files that are not there) are about this folder.
-      throw new CliError({ message: `${first}: ${firstLine(error)}`, exitCode: ExitCode.Usage, cause: error });
+      throw new CliError({
+        message: `${first}: ${firstLine(error)}`,
+        exitCode: ExitCode.Usage,
+        cause: error,
+      });
     });
     // The views read the dataset's Parquet files, so its folder stays readable (not writable: the
     // sandbox refuses COPY and EXPORT).

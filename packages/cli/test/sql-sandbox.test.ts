@@ -152,7 +152,12 @@ describe("dataset folders with pattern characters in their names", () => {
    * never the siblings' rows and never an internal error.
    */
   async function expectOwnRowsOrOneLine(folder: string): Promise<void> {
-    const { exitCode, stdout, stderr } = await runInProcess(["sql", "SELECT run_id FROM runs", folder, "--csv"]);
+    const { exitCode, stdout, stderr } = await runInProcess([
+      "sql",
+      "SELECT run_id FROM runs",
+      folder,
+      "--csv",
+    ]);
     if (exitCode === 0) {
       expect(stdout).toBe(`run_id\r\n${goldenRun}\r\n`);
       return;
