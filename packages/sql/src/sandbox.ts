@@ -10,19 +10,24 @@ export interface SandboxScope {
   readableDirectories?: readonly string[];
 }
 
+/** Extensions queries over traces and datasets use: Parquet files, JSON functions, time zones. */
+const BUILT_IN_EXTENSIONS = ["parquet", "json", "icu"] as const;
+
 function listLiteral(values: readonly string[]): string {
   return `[${values.map(quoteLiteral).join(", ")}]`;
 }
 
 /**
  * Turns external access off and locks the configuration of the whole instance (DuckDB settings
- * are global). Everything a query needs must be in place first: views, loaded extensions (parquet
- * and json are built in), the database file. DuckDB keeps its own database file and temp folder
+ * are global). Everything a query needs must be in place first: views, the extensions of
+ * BUILT_IN_EXTENSIONS (loaded here), the database file. DuckDB keeps its own database file and temp folder
  * usable. The scope's folders get a trailing separator so that `/data/ds` does not also allow
  * `/data/ds2`. After this, `SET`, `RESET`, `PRAGMA` of a setting, `INSTALL` and `LOAD` fail.
  */
 export async function lockDown(connection: DuckDBConnection, scope: SandboxScope = {}): Promise<void> {
   const directories = (scope.readableDirectories ?? []).map((dir) => (dir.endsWith(sep) ? dir : dir + sep));
+  // Built into @duckdb/node-bindings (LOAD is then a no-op); after the lock nothing can be loaded.
+  for (const extension of BUILT_IN_EXTENSIONS) await connection.run(`LOAD ${extension}`);
   await connection.run("SET autoinstall_known_extensions = false");
   await connection.run("SET autoload_known_extensions = false");
   await connection.run(`SET allowed_directories = ${listLiteral(directories)}`);

@@ -74,6 +74,11 @@ async function expectLockedDown(database: TraceDatabase, outside: string): Promi
       "current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions')",
   );
   expect(settings.rows).toEqual([[false, true, false, false]]);
+  // The built-in extensions' functions still work: JSON, and ICU's time zones.
+  const loaded = await database.query(
+    `SELECT json_extract_string('{"a": "x"}', '$.a'), strftime(TIMESTAMPTZ '2026-01-01 12:00:00+00' AT TIME ZONE 'Asia/Tokyo', '%H')`,
+  );
+  expect(loaded.rows).toEqual([["x", "21"]]);
 }
 
 describe("a database read from traces", () => {
