@@ -20,9 +20,12 @@ function listLiteral(values: readonly string[]): string {
 /**
  * Turns external access off and locks the configuration of the whole instance (DuckDB settings
  * are global). Everything a query needs must be in place first: views, the extensions of
- * BUILT_IN_EXTENSIONS (loaded here), the database file. DuckDB keeps its own database file and temp folder
- * usable. The scope's folders get a trailing separator so that `/data/ds` does not also allow
- * `/data/ds2`. After this, `SET`, `RESET`, `PRAGMA` of a setting, `INSTALL` and `LOAD` fail.
+ * BUILT_IN_EXTENSIONS (loaded here), the database file. DuckDB keeps its own database file and
+ * temp folder usable. The scope's folders get a trailing separator so that `/data/ds` does not
+ * also allow `/data/ds2`. DuckDB checks a glob pattern's text against the scope before it expands
+ * it, then each file it finds: a view over a pattern needs a folder in scope that the pattern's
+ * text starts with; a view over a list of files needs only those files. After this, `SET`,
+ * `RESET`, `PRAGMA` of a setting, `INSTALL` and `LOAD` fail.
  */
 export async function lockDown(connection: DuckDBConnection, scope: SandboxScope = {}): Promise<void> {
   const directories = (scope.readableDirectories ?? []).map((dir) => (dir.endsWith(sep) ? dir : dir + sep));
