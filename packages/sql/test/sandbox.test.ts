@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { exportParquet, openDataset, openTraceDatabase, SqlError, type TraceDatabase } from "../src/index.js";
+import { exportParquet, openDataset, openTraceDatabase, SqlError, TraceDatabase } from "../src/index.js";
 import { writeWriterTrace } from "./trace-fixtures.js";
 
 const workDir = mkdtempSync(join(tmpdir(), "cg-sql-sandbox-"));
@@ -203,4 +203,36 @@ describe("a dataset", () => {
     await failure(database, `ATTACH ${literal(join(root, "x.duckdb"))}`);
     expect(existsSync(join(root, "x.duckdb"))).toBe(false);
   });
+});
+
+test("a view over a list of files, sandboxed to exactly those files, reads them and nothing beside them", async () => {
+  // How a dataset's views can be scoped to the files they name, whatever the folder is called.
+  const root = join(workDir, "ds*[x]");
+  await exportParquet([trace], root);
+  const folder = join(root, "ops", "run_id=sandbox-run");
+  const files = readdirSync(folder).map((name) => join(folder, name));
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  const database = new TraceDatabase(instance, connection, { runs: [], rejected: [] });
+  try {
+    await connection.run(
+      `CREATE VIEW ops AS SELECT * FROM read_parquet([${files.map(literal).join(", ")}], ` +
+        "hive_partitioning = true, hive_types = {'run_id': VARCHAR})",
+    );
+    await database.sandbox({ readableFiles: files });
+    expect((await database.query("SELECT run_id, count(*) FROM ops GROUP BY ALL")).rows).toEqual([
+      ["sandbox-run", 2n],
+    ]);
+    expect(
+      (await failure(database, `SELECT * FROM read_text(${literal(join(root, "_cg_dataset.json"))})`))
+        .message,
+    ).toMatch(/Permission Error/);
+    await database.sandbox({ readableDirectories: [root] });
+    expect(
+      (await failure(database, `SELECT * FROM read_text(${literal(join(root, "_cg_dataset.json"))})`))
+        .message,
+    ).toMatch(/Permission Error/);
+  } finally {
+    database.close();
+  }
 });
