@@ -170,3 +170,17 @@ test("with glob, a pattern reads the files it matches, once each", async () => {
     database.close();
   }
 });
+
+test("a database file DuckDB cannot create is one SqlError naming it, not DuckDB's raw error", async () => {
+  const path = join(workDir, "no-such-folder", "traces.duckdb");
+  const failure = await openTraceDatabase({ traces: [readableFixtures[0] as string], path }).catch(
+    (error: unknown) => error,
+  );
+  expect(SqlError.isInstance(failure)).toBe(true);
+  expect((failure as SqlError).code).toBe("duckdb_failed");
+  expect((failure as SqlError).file).toBe(path);
+  expect((failure as SqlError).message).toMatch(
+    new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: IO Error: `),
+  );
+  expect((failure as SqlError).message).not.toContain("\n");
+});
