@@ -132,6 +132,17 @@ describe("symbolic links below a folder", () => {
     ]);
   });
 
+  test("a pattern does not descend through a link out of the folder unless followSymlinks", async () => {
+    const root = tree(["inside/a.jsonl", "outside/deeper/more.jsonl"]);
+    symlinkSync(join(root, "outside", "deeper"), join(root, "inside", "dir-link"));
+    const pattern = join(root, "inside", "**", "*.jsonl");
+    expect(await expandInputs([pattern], { glob: true })).toEqual([join(root, "inside", "a.jsonl")]);
+    expect(await expandInputs([pattern], { glob: true, followSymlinks: true })).toEqual([
+      join(root, "inside", "a.jsonl"),
+      join(root, "inside", "dir-link", "more.jsonl"),
+    ]);
+  });
+
   test("a link named as the input itself is what the user asked for", async () => {
     const root = tree(["real/a.jsonl"]);
     symlinkSync(join(root, "real"), join(root, "alias"));
