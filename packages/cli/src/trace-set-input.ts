@@ -1,10 +1,20 @@
-// Many traces for the SQL commands: files, folders and globs read into DuckDB by @cg/sql (loaded on
-// first use, so the other commands never load DuckDB), or one exported dataset folder.
+// Many traces for the SQL commands: files and folders (patterns with --glob) read into DuckDB by
+// @cg/sql (loaded on first use, so the other commands never load DuckDB), or one exported dataset
+// folder; either way locked down for the user's SQL unless asked otherwise.
 import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { IngestProgress, IngestReport, TraceDatabase } from "@cg/sql";
+import { CgError } from "@cg/trace";
 import type { CliContext } from "./cli-context.js";
+import { CliError } from "./cli-error.js";
+import { ExitCode } from "./exit-codes.js";
 import { escapeControl } from "./format/escape-control.js";
+
+/** The first line of an error's message: DuckDB's say what is wrong there, then quote the SQL. */
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}
 
 /** Whether `path` is a dataset folder written by `cg-trace export` (it has `_cg_dataset.json`). */
 export function isDatasetFolder(path: string): boolean {
@@ -40,25 +50,71 @@ export function reportRejected(report: IngestReport, context: CliContext): void 
   }
 }
 
-/** Opens the inputs: one dataset folder, or traces (files, folders, globs) read into DuckDB. */
+export interface OpenInputsOptions {
+  /** Fail on the first trace that does not parse. */
+  strict: boolean;
+  /** Read inputs with pattern characters as patterns. */
+  glob: boolean;
+  /** Follow symbolic links out of a folder input. */
+  followSymlinks: boolean;
+  /** Leave DuckDB's external access on and its configuration open. */
+  allowExternalAccess: boolean;
+}
+
+/** Opens the inputs: one dataset folder, or trace files and folders read into DuckDB. */
 export async function openInputs(
   inputs: readonly string[],
-  strict: boolean,
+  options: OpenInputsOptions,
   context: CliContext,
 ): Promise<TraceDatabase> {
   const sql = await import("@cg/sql");
   const [first] = inputs;
-  if (inputs.length === 1 && first !== undefined && isDatasetFolder(first)) return sql.openDataset(first);
+  if (inputs.length === 1 && first !== undefined && isDatasetFolder(first)) {
+    const dataset = await sql.openDataset(first).catch((error: unknown) => {
+      if (CgError.isInstance(error)) throw error;
+      // DuckDB's own failures (a view over files that are not there) are about this folder.
+      throw new CliError({
+        message: `${first}: ${firstLine(error)}`,
+        exitCode: ExitCode.Usage,
+        cause: error,
+      });
+    });
+    // The views read the dataset's Parquet files, so its folder stays readable (not writable: the
+    // sandbox refuses COPY and EXPORT).
+    if (!options.allowExternalAccess) {
+      try {
+        await dataset.sandbox({ readableDirectories: [resolve(first)] });
+      } catch (error) {
+        dataset.close();
+        throw error;
+      }
+    }
+    return dataset;
+  }
   const progress = progressLine(context, "reading");
+  let database: TraceDatabase;
   try {
-    const database = await sql.openTraceDatabase({
+    database = await sql.openTraceDatabase({
       traces: inputs,
-      strict,
+      strict: options.strict,
+      glob: options.glob,
+      followSymlinks: options.followSymlinks,
+      allowExternalAccess: options.allowExternalAccess,
+      onSkipped: ({ path, reason }) =>
+        context.stderr(`cg-trace: skipped ${escapeControl(`${path}: ${reason}`)}\n`),
       ...(progress.onProgress === undefined ? {} : { onProgress: progress.onProgress }),
     });
-    reportRejected(database.report, context);
-    return database;
   } finally {
     progress.end();
   }
+  reportRejected(database.report, context);
+  if (database.report.runs.length === 0) {
+    // Every trace was refused: an empty result would read as "nothing matched".
+    database.close();
+    throw new CliError({
+      message: `every input was rejected (${database.report.rejected.length} trace${database.report.rejected.length === 1 ? "" : "s"}); nothing to query`,
+      exitCode: ExitCode.Usage,
+    });
+  }
+  return database;
 }

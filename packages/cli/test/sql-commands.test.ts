@@ -99,7 +99,7 @@ describe("cg-trace sql", () => {
     expectOneLineError(none.stderr, /the folder holds no \.jsonl trace/);
     const notes = join(scratch, "notes.txt");
     writeFileSync(notes, "not a trace\n");
-    const notATrace = await runInProcess(["sql", "SELECT count(*) FROM runs", notes]);
+    const notATrace = await runInProcess(["sql", "SELECT count(*) FROM runs", notes, golden]);
     expect(notATrace.exitCode).toBe(0);
     expectOneLineError(notATrace.stderr, /^cg-trace: skipped .*notes\.txt:1: invalid_json: /);
     const missing = await runInProcess(["sql", "SELECT 1"]);

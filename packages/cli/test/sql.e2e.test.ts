@@ -1,5 +1,7 @@
 // `cg-trace sql` and `export` through the built binary, as a user runs them: DuckDB loads from the
 // installed package, errors are one line with exit status 2.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, runBinary } from "./built-binary.js";
 import { golden, scratchDirForFile } from "./test-files.js";
@@ -26,5 +28,28 @@ describe("cg-trace sql / export (built binary)", () => {
     expect(failed.stdout).toBe("");
     expect(failed.stderr).toMatch(/^cg-trace: query failed: Parser Error: /);
     expect(failed.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("the installed build runs the query sandboxed: an escape is one line, exit 2", () => {
+    const escaped = runBinary(["sql", "SELECT content FROM read_text('/etc/passwd')", golden], {
+      cwd: scratch,
+    });
+    expect(escaped.status).toBe(2);
+    expect(escaped.stdout).toBe("");
+    expect(escaped.stderr).toMatch(
+      /^cg-trace: query failed: Permission Error: Cannot access file "\/etc\/passwd"/,
+    );
+    // DuckDB refuses the file while it binds the statement, before its type is checked.
+    const copied = runBinary(["sql", "COPY ops TO 'ops.csv'", golden], { cwd: scratch });
+    expect(copied.status).toBe(2);
+    expect(copied.stderr).toMatch(/^cg-trace: query failed: Permission Error: Cannot access file "ops\.csv"/);
+    expect(existsSync(join(scratch, "ops.csv"))).toBe(false);
+    const attached = runBinary(["sql", "ATTACH 'x.db'", golden], { cwd: scratch });
+    expect(attached.status).toBe(2);
+    expect(attached.stderr).toMatch(
+      /^cg-trace: query refused: ATTACH statements are not allowed in the sandbox/,
+    );
+    expect(attached.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(existsSync(join(scratch, "x.db"))).toBe(false);
   });
 });

@@ -1,9 +1,11 @@
 export { type DatasetManifest, MANIFEST_FILE, type PartitionBy, readManifest } from "./dataset-manifest.js";
 export { type Column, columnsOfEvent, SQL_TYPE_OF_WIRE, type SqlType } from "./event-columns.js";
+export type { ExpandInputsOptions, SkippedInput } from "./expand-inputs.js";
 export { type ExportParquetOptions, type ExportReport, exportParquet } from "./export-parquet.js";
 export type { IngestProgress } from "./ingest-progress.js";
 export type { IngestedRun, RejectedTrace } from "./ingest-trace.js";
 export { openDataset } from "./open-dataset.js";
+export { lockDown, type SandboxScope } from "./sandbox.js";
 export { SqlError, type SqlErrorCode, type SqlErrorOptions } from "./sql-error.js";
 export { DATASET_LAYOUT, TABLES, type Table, type TableName } from "./tables.js";
 export {
@@ -14,4 +16,5 @@ export {
   type ResultColumn,
   TraceDatabase,
 } from "./trace-database.js";
+export { type QueryOptions, SANDBOX_STATEMENT_TYPES } from "./user-statements.js";
 export { VIEWS } from "./views.js";

@@ -6,6 +6,9 @@ export type SqlErrorCode =
   | "invalid_trace"
   | "duplicate_run"
   | "query_failed"
+  | "query_refused"
+  | "unreadable_input"
+  | "duckdb_failed"
   | "dataset_layout"
   | "export_failed";
 

@@ -2,19 +2,30 @@
 import { stat } from "node:fs/promises";
 import type { ResourceLimits } from "node:worker_threads";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { expandInputs } from "./expand-inputs.js";
+import { type ExpandInputsOptions, expandInputs } from "./expand-inputs.js";
 import { ingestOnWorker } from "./ingest-on-worker.js";
 import type { IngestProgress } from "./ingest-progress.js";
 import { type IngestReport, recordOutcome, TraceIngest, type Writers } from "./ingest-trace.js";
 import { isWorkerOutOfMemory } from "./ingest-worker-start.js";
+import { lockDown, type SandboxScope } from "./sandbox.js";
 import { SqlError } from "./sql-error.js";
 import { deleteRunSql, TableWriter } from "./table-writer.js";
 import { createTableSql, TABLES, type TableName } from "./tables.js";
+import { firstLine, type QueryOptions, runUserSql } from "./user-statements.js";
 import { createViewsSql } from "./views.js";
 
-export interface OpenTraceDatabaseOptions {
-  /** Trace files, folders (every `.jsonl` below) and glob patterns. */
+export interface OpenTraceDatabaseOptions extends ExpandInputsOptions {
+  /**
+   * Trace files and folders (every `.jsonl` below), taken literally: `run[1].jsonl` is that file.
+   * With `glob: true`, inputs with pattern characters are tinyglobby patterns.
+   */
   traces: readonly string[];
+  /**
+   * Leave the database unsandboxed (default false). Sandboxed, `query` runs with DuckDB's external
+   * access off and its configuration locked: no file, network or extension, only the statement
+   * types of `SANDBOX_STATEMENT_TYPES`. Lift it only for SQL you trust.
+   */
+  allowExternalAccess?: boolean;
   /** Fail on the first invalid trace instead of leaving it out (default false). */
   strict?: boolean;
   /** A DuckDB database file to write to; in memory by default. */
@@ -52,6 +63,7 @@ export class TraceDatabase {
   /** The DuckDB connection, for anything the methods here do not cover. */
   readonly connection: DuckDBConnection;
   readonly report: IngestReport;
+  #sandboxed = false;
 
   constructor(instance: DuckDBInstance, connection: DuckDBConnection, report: IngestReport) {
     this.instance = instance;
@@ -59,20 +71,36 @@ export class TraceDatabase {
     this.report = report;
   }
 
-  /** Runs one SQL statement; a failure becomes an `SqlError` with DuckDB's message. */
-  async query(sql: string): Promise<QueryResult> {
-    let reader: Awaited<ReturnType<DuckDBConnection["runAndReadAll"]>>;
+  /** Whether `sandbox` has locked this database down. */
+  get sandboxed(): boolean {
+    return this.#sandboxed;
+  }
+
+  /**
+   * Locks the instance down for user SQL (see `lockDown`): queries may then read only the files
+   * and folders of `scope` and run only `SANDBOX_STATEMENT_TYPES`. Call it once everything the
+   * queries need (tables, views) is in place; it cannot be undone, and a second call does nothing.
+   */
+  async sandbox(scope: SandboxScope = {}): Promise<void> {
+    if (this.#sandboxed) return;
     try {
-      reader = await this.connection.runAndReadAll(sql);
+      await lockDown(this.connection, scope);
     } catch (error) {
-      // DuckDB's first line says what is wrong; the rest points into the SQL text with a caret.
-      const text = error instanceof Error ? error.message : String(error);
       throw new SqlError({
-        message: `query failed: ${text.split("\n")[0]}`,
-        code: "query_failed",
+        message: `sandbox failed: ${firstLine(error)}`,
+        code: "duckdb_failed",
         cause: error,
       });
     }
+    this.#sandboxed = true;
+  }
+
+  /**
+   * Runs one SQL statement (several with `multipleStatements`; the last one's rows are returned).
+   * A failure, or a statement the sandbox refuses, becomes a one-line `SqlError`.
+   */
+  async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+    const reader = await runUserSql(this.connection, sql, { ...options, sandboxed: this.#sandboxed });
     const names = reader.columnNames();
     const types = reader.columnTypes();
     return {
@@ -241,20 +269,40 @@ async function ingestOnThisThread(
  * `strict`); untrusted ones are kept with `runs.trusted = false`.
  */
 export async function openTraceDatabase(options: OpenTraceDatabaseOptions): Promise<TraceDatabase> {
-  const files = await expandInputs(options.traces);
-  const instance = await DuckDBInstance.create(options.path ?? ":memory:", {
-    ...INGEST_SETTINGS,
-    ...options.duckdb,
-  });
+  const files = await expandInputs(options.traces, options);
+  const where = options.path ?? "in-memory database";
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(options.path ?? ":memory:", {
+      ...INGEST_SETTINGS,
+      ...options.duckdb,
+    });
+  } catch (error) {
+    throw new SqlError({
+      message: `${where}: ${firstLine(error)}`,
+      code: "duckdb_failed",
+      file: where,
+      cause: error,
+    });
+  }
   const connection = await instance.connect();
   try {
     await createSchema(connection);
     const report = await ingestTraces(connection, files, options);
-    return new TraceDatabase(instance, connection, report);
+    const database = new TraceDatabase(instance, connection, report);
+    // The traces are in the tables now: queries need no file at all.
+    if (options.allowExternalAccess !== true) await database.sandbox();
+    return database;
   } catch (error) {
     connection.closeSync();
     instance.closeSync();
-    throw error;
+    if (SqlError.isInstance(error)) throw error;
+    throw new SqlError({
+      message: `${where}: ${firstLine(error)}`,
+      code: "duckdb_failed",
+      file: where,
+      cause: error,
+    });
   }
 }
 

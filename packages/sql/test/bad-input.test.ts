@@ -99,6 +99,9 @@ test("an empty folder, a missing path, a glob without match", async () => {
     /nope\.jsonl: no such file or folder/,
   );
   await expect(openTraceDatabase({ traces: [join(workDir, "none-*.jsonl")] })).rejects.toThrow(
+    /none-\*\.jsonl: no such file or folder \(a pattern\? --glob matches it\)/,
+  );
+  await expect(openTraceDatabase({ traces: [join(workDir, "none-*.jsonl")], glob: true })).rejects.toThrow(
     /the pattern matches no file/,
   );
   await expect(openTraceDatabase({ traces: [] })).rejects.toThrow("no traces given");
@@ -150,7 +153,7 @@ test("a query error is an SqlError with DuckDB's message", async () => {
   }
 });
 
-test("a glob pattern reads the files it matches, once each", async () => {
+test("with glob, a pattern reads the files it matches, once each", async () => {
   const dir = join(workDir, "globbed");
   mkdirSync(dir);
   writeWriterTrace(join(dir, "rank-0.jsonl"), "glob-0");
@@ -158,6 +161,7 @@ test("a glob pattern reads the files it matches, once each", async () => {
   writeFileSync(join(dir, "notes.txt"), "not matched\n");
   const database = await openTraceDatabase({
     traces: [join(dir, "rank-*.jsonl"), join(dir, "rank-0.jsonl")],
+    glob: true,
   });
   try {
     expect(database.report.runs.map((run) => run.run_id)).toEqual(["glob-0", "glob-1"]);
@@ -165,4 +169,18 @@ test("a glob pattern reads the files it matches, once each", async () => {
   } finally {
     database.close();
   }
+});
+
+test("a database file DuckDB cannot create is one SqlError naming it, not DuckDB's raw error", async () => {
+  const path = join(workDir, "no-such-folder", "traces.duckdb");
+  const failure = await openTraceDatabase({ traces: [readableFixtures[0] as string], path }).catch(
+    (error: unknown) => error,
+  );
+  expect(SqlError.isInstance(failure)).toBe(true);
+  expect((failure as SqlError).code).toBe("duckdb_failed");
+  expect((failure as SqlError).file).toBe(path);
+  expect((failure as SqlError).message).toMatch(
+    new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: IO Error: `),
+  );
+  expect((failure as SqlError).message).not.toContain("\n");
 });

@@ -12,7 +12,7 @@ export const sqlCommand: Command = {
     { name: "query", description: "one SQL statement (left out with --schema)" },
     {
       name: "inputs...",
-      description: "trace files, folders (every .jsonl below), glob patterns, or one dataset folder",
+      description: "trace files, folders (every .jsonl below) or one dataset folder; patterns with --glob",
       optional: true,
     },
   ],
@@ -24,18 +24,44 @@ export const sqlCommand: Command = {
       type: "boolean",
       description: "fail on the first trace that does not parse instead of skipping it",
     },
+    glob: {
+      type: "boolean",
+      description: "read inputs with *, ?, [ ] or { } as patterns (paths are literal otherwise)",
+    },
+    "follow-symlinks": {
+      type: "boolean",
+      description: "follow symbolic links that lead out of a folder input (skipped otherwise)",
+    },
+    "allow-multiple-statements": {
+      type: "boolean",
+      description: "run several ;-separated statements in order and print the last one's rows",
+    },
+    "unsafe-allow-external-access": {
+      type: "boolean",
+      description: "lift the sandbox: the query may read and write any file, ATTACH, INSTALL, SET",
+    },
   },
   help: `Tables: runs, spans, ops, tensors, memory, device_memory, gradients, edges (every row has run_id).
 Views:  op_stats, step_times, rank_skew, memory_peaks. The columns: cg-trace sql --schema <inputs>.
 
 Examples:
   cg-trace sql "SELECT op_name, sum(total_ns) FROM op_stats GROUP BY ALL ORDER BY 2 DESC" runs/
-  cg-trace sql "SELECT * FROM rank_skew ORDER BY max_over_median DESC LIMIT 5" 'ranks/*.jsonl' --csv
+  cg-trace sql "SELECT * FROM rank_skew ORDER BY max_over_median DESC LIMIT 5" 'ranks/*.jsonl' --glob --csv
   cg-trace sql --schema cg-dataset/
 
+Paths are literal: run[1].jsonl is that file, a folder is what is below it. A folder's symbolic
+links that lead out of it are skipped with a "skipped" line (--follow-symlinks follows them).
+
+Sandbox: the query sees the tables and views, nothing else. DuckDB's external access is off and
+its configuration locked: no other file (read_text, read_csv, COPY ... TO, ATTACH, EXPORT), no
+network, no INSTALL or LOAD, no SET, RESET or PRAGMA of a setting. Allowed: one statement (more
+with --allow-multiple-statements) that reads (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN) or
+changes the in-memory catalog (CREATE, INSERT, UPDATE, DELETE, DROP, ALTER). A dataset's Parquet
+files stay readable. --unsafe-allow-external-access lifts the sandbox, for SQL you trust.
+
 Traces that do not parse are skipped with one "skipped file:line: …" line each on stderr.
-Exit codes: 0 printed, 2 usage error, a query error, no traces, or (with --strict) a trace that
-does not parse.`,
+Exit codes: 0 printed, 2 usage error, a query error or refused statement, no traces, every trace
+rejected, or (with --strict) a trace that does not parse.`,
   async run(args, context) {
     const schema = booleanOption(args, "schema");
     const [query, ...rest] = args.positionals;
@@ -46,7 +72,16 @@ does not parse.`,
     if (booleanOption(args, "json") && booleanOption(args, "csv")) {
       throw new UsageError({ message: "sql: --json and --csv exclude each other" });
     }
-    const database = await openInputs(inputs, booleanOption(args, "strict"), context);
+    const database = await openInputs(
+      inputs,
+      {
+        strict: booleanOption(args, "strict"),
+        glob: booleanOption(args, "glob"),
+        followSymlinks: booleanOption(args, "follow-symlinks"),
+        allowExternalAccess: booleanOption(args, "unsafe-allow-external-access"),
+      },
+      context,
+    );
     try {
       if (schema) {
         const described = await database.describe();
@@ -62,7 +97,9 @@ does not parse.`,
         }
         return ExitCode.Ok;
       }
-      const result = await database.query(query as string);
+      const result = await database.query(query as string, {
+        multipleStatements: booleanOption(args, "allow-multiple-statements"),
+      });
       if (booleanOption(args, "json")) context.stdout(renderRowsJson(result));
       else if (booleanOption(args, "csv")) context.stdout(renderRowsCsv(result));
       else context.stdout(renderRowsTable(result));
