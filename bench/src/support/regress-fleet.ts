@@ -61,11 +61,9 @@ export function writeRegressFleet(dir: string, options: RegressFleetOptions): st
       for (const step of ["forward", "backward", "optimizer"] as const) {
         using span = session.beginStepSpan(step, step, "function");
         for (const spec of FLEET_OPS.filter((entry) => entry.step === step)) {
-          const slow = options.slowOp?.op === spec.op && newest <= options.slowOp.runs;
-          const ns = Math.max(
-            1,
-            Math.round(spec.ns * (1 + noise * normal()) * (slow ? options.slowOp.factor : 1)),
-          );
+          const slowOp = options.slowOp;
+          const slow = slowOp !== undefined && slowOp.op === spec.op && newest <= slowOp.runs;
+          const ns = Math.max(1, Math.round(spec.ns * (1 + noise * normal()) * (slow ? slowOp.factor : 1)));
           session.recordOp(span, {
             opName: spec.op,
             shape: [64, 64],
