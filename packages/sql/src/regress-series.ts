@@ -115,10 +115,12 @@ export async function readRunSeries(
       ? []
       : await rows(
           connection,
-          `WITH selected AS (SELECT run_id FROM runs ${where}),
-           totals AS (
+          // One scan of each table: a dataset holds a Parquet file per run and table, and opening
+          // them is most of the time (1,000 runs: ~0.6 s CPU a table).
+          `WITH totals AS MATERIALIZED (
              SELECT run_id, op_name, sum(duration_ns)::DOUBLE AS total_ns
-             FROM ops SEMI JOIN selected USING (run_id) GROUP BY run_id, op_name
+             FROM ops ${where === "" ? "" : `WHERE run_id IN (SELECT run_id FROM runs ${where})`}
+             GROUP BY run_id, op_name
            ),
            top AS (SELECT op_name, sum(total_ns) AS fleet_ns FROM totals GROUP BY op_name ORDER BY fleet_ns DESC, op_name LIMIT ${top})
            SELECT t.run_id, t.op_name, t.total_ns, top.fleet_ns FROM totals t JOIN top USING (op_name)
