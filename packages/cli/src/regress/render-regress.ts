@@ -46,7 +46,8 @@ function whyUnchanged(metric: RegressMetric): string {
     verdict.outsideBand ? "" : "inside noise band",
     verdict.significant ? "" : "not significant",
   ].filter((part) => part !== "");
-  return missing.length === 0 ? "unchanged" : `unchanged (${missing.join(", ")})`;
+  // Say why only when the series moved in some way: all three missing is plain noise.
+  return missing.length === 0 || missing.length === 3 ? "unchanged" : `unchanged (${missing.join(", ")})`;
 }
 
 export function renderRegressText(
