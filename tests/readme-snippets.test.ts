@@ -1,15 +1,7 @@
 // The root README's commands and capture snippet run as written: the JavaScript snippet in plain
 // Node 20, each `pnpm cg-trace …` line through the built CLI.
 import { execFileSync, spawnSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,12 +69,20 @@ describe("root README", () => {
     expect(
       spawnSync(process.execPath, [cli, "demo", "--model", "mlp", "--no-gpu"], { cwd: scratch }).status,
     ).toBe(0);
-    // The "Many traces" commands read folders of traces: copies of the demo trace stand in for a
-    // job's ranks and a nightly run's traces.
-    const demoTrace = join(scratch, "cg-trace-out", "application.jsonl");
-    for (const folder of ["ranks", "nightly"]) {
+    // The "Many traces" commands read folders of traces: copies of the demo trace, each with a run
+    // id of its own, stand in for a job's ranks and for a nightly job's runs (enough of them for
+    // `regress` to judge: 20 baseline and 3 candidate runs).
+    const demo = readFileSync(join(scratch, "cg-trace-out", "application.jsonl"), "utf8");
+    const runId = /"run_id":"([^"]+)"/.exec(demo)![1]!;
+    for (const [folder, count] of [
+      ["ranks", 2],
+      ["nightly", 24],
+    ] as const) {
       mkdirSync(join(scratch, folder), { recursive: true });
-      for (const name of ["a.jsonl", "b.jsonl"]) copyFileSync(demoTrace, join(scratch, folder, name));
+      for (let index = 0; index < count; index += 1) {
+        const copy = demo.replaceAll(`"run_id":"${runId}"`, `"run_id":"${runId}-${index}"`);
+        writeFileSync(join(scratch, folder, `run-${index}.jsonl`), copy);
+      }
     }
     const commands = blocks("sh")
       .flatMap((block) => block.split("\n"))

@@ -5,6 +5,7 @@ import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { importCommand } from "./commands/import.js";
 import { queryCommand } from "./commands/query.js";
+import { regressCommand } from "./commands/regress.js";
 import { sqlCommand } from "./commands/sql.js";
 import { summaryCommand } from "./commands/summary.js";
 import { validateCommand } from "./commands/validate.js";
@@ -22,4 +23,5 @@ export const commands: readonly Command[] = [
   viewCommand,
   sqlCommand,
   exportCommand,
+  regressCommand,
 ];

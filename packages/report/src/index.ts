@@ -12,3 +12,11 @@ export { DEFAULT_REPORT_LIMITS, type ReportLimits } from "./report-limits.js";
 export * from "./report-payload.js";
 export type { ReportSource } from "./report-source.js";
 export type { StreamReadOptions } from "./stream-report.js";
+export { renderTrendHtml } from "./trend/render-trend.js";
+export type {
+  TrendPageInput,
+  TrendRun,
+  TrendSeries,
+  TrendStatus,
+  TrendUnit,
+} from "./trend/trend-input.js";

@@ -5,6 +5,42 @@ export { type ExportParquetOptions, type ExportReport, exportParquet } from "./e
 export type { IngestProgress } from "./ingest-progress.js";
 export type { IngestedRun, RejectedTrace } from "./ingest-trace.js";
 export { openDataset } from "./open-dataset.js";
+export { RegressError, type RegressErrorCode, type RegressErrorOptions } from "./regress-error.js";
+export {
+  DEFAULT_BASELINE_RUNS,
+  DEFAULT_CANDIDATE_RUNS,
+  type RegressMetric,
+  type RegressMetricKind,
+  type RegressOptions,
+  type RegressReport,
+  regressFleet,
+} from "./regress-fleet.js";
+export {
+  DEFAULT_TOP_OPERATORS,
+  type RunFilter,
+  type RunOrder,
+  type RunPoint,
+  type RunSeries,
+  readRunSeries,
+  type SeriesOptions,
+} from "./regress-series.js";
+export {
+  MAD_TO_SIGMA,
+  mannWhitneyU,
+  median,
+  medianAbsoluteDeviation,
+  minimumBaselineRuns,
+  type RankTest,
+} from "./regress-stats.js";
+export {
+  DEFAULT_ALPHA,
+  DEFAULT_BAND_K,
+  judgeWindows,
+  type MetricVerdict,
+  type RegressThreshold,
+  type VerdictOptions,
+  type VerdictStatus,
+} from "./regress-verdict.js";
 export { lockDown, type SandboxScope } from "./sandbox.js";
 export { SqlError, type SqlErrorCode, type SqlErrorOptions } from "./sql-error.js";
 export { DATASET_LAYOUT, TABLES, type Table, type TableName } from "./tables.js";
