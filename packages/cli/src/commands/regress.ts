@@ -6,13 +6,13 @@ import { escapeControl } from "../format/escape-control.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { formatBytesShort } from "../format/units.js";
+import { jsonOption } from "../option-specs.js";
 import { writeOutput } from "../output-target.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
 import { attributeChange, type ChangeAttribution } from "../regress/attribution.js";
 import { parseThreshold } from "../regress/parse-threshold.js";
 import { type FlaggedChange, renderRegressCi, renderRegressText } from "../regress/render-regress.js";
 import { trendPageInput } from "../regress/trend-page.js";
-import { jsonOption } from "../shared-specs.js";
 import { openInputs } from "../trace-set-input.js";
 
 function numberOption(
