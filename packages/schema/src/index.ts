@@ -7,6 +7,11 @@ export {
   cgErrorWithDetails,
 } from "./cg-error.js";
 export { compareCodePoints } from "./code-point-order.js";
+/**
+ * @deprecated The code-generation kit lives at `@cg/schema/codegen` (internal plumbing, not the
+ * trace contract). These root re-exports keep 1.x importers working and go in the next major.
+ */
+export { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "./codegen.js";
 export { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 export { type DecodeTraceLineOptions, decodeTraceLine } from "./decode-trace-line.js";
 export type { DeviceMemorySink } from "./device-memory-sink.js";
@@ -47,8 +52,3 @@ export { SCHEMA, type SchemaVersion } from "./schema-version.js";
 export { isTraceWhiteSpace, trimTraceLine } from "./trim-trace-line.js";
 export * from "./u64.js";
 export { type EventOfLayout, type EventSchemaOf, zodSchemaOf } from "./zod-from-layout.js";
-/**
- * @deprecated The code-generation kit lives at `@cg/schema/codegen` (internal plumbing, not the
- * trace contract). These root re-exports keep 1.x importers working and go in the next major.
- */
-export { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "./codegen.js";
