@@ -1,4 +1,9 @@
 export {
+  type CanonicalColumnReader,
+  canonicalColumnReader,
+  compileCanonicalColumnReader,
+} from "./canonical-column-reader.js";
+export {
   brandCheck,
   CgError,
   type CgErrorDetails,
@@ -7,6 +12,7 @@ export {
   cgErrorWithDetails,
 } from "./cg-error.js";
 export { compareCodePoints } from "./code-point-order.js";
+export { ColumnBatch, type ColumnBatchMessage } from "./column-batch.js";
 export { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 export { type DecodeTraceLineOptions, decodeTraceLine } from "./decode-trace-line.js";
 export type { DeviceMemorySink } from "./device-memory-sink.js";
@@ -43,6 +49,14 @@ export {
   SourceConstants,
   sourceString,
 } from "./generated-function.js";
+export {
+  ABSENT_ENUM,
+  ABSENT_ID,
+  ABSENT_U64,
+  EXACT_U64,
+  type FieldColumn,
+  KindColumns,
+} from "./kind-columns.js";
 export {
   type DecodeLineResult,
   LINE_ERROR_CODES,
