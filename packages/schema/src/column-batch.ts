@@ -251,7 +251,7 @@ export class ColumnBatch {
     batch.lines = message.lines;
     batch.indexes = message.indexes;
     batch.strings = message.strings;
-    message.strings.forEach((text, id) => batch.#ids.set(text, id));
+    for (const [id, text] of message.strings.entries()) batch.#ids.set(text, id);
     message.columns.forEach((received, code) => {
       const columns = batch.columns[code] as KindColumns;
       columns.adopt(received.size, received.fields);

@@ -4,7 +4,7 @@
 // something decodeTraceLine rejects or decodes differently.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { anyEvent, canonicalSubset, plainText } from "../test/event-arbitraries.js";
+import { anyEvent, canonicalSubset } from "../test/event-arbitraries.js";
 import { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeTraceEvent } from "./encode-events.js";
