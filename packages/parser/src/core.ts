@@ -73,6 +73,7 @@ export {
   type TensorsResult,
 } from "./query-trace.js";
 export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js";
+export { type ColumnReadOptions, readColumnBatches } from "./read-column-batches.js";
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { RowSource } from "./row-source.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
