@@ -64,6 +64,20 @@ describe("summarizeColumns", () => {
             );
             expect(columns).toEqual(expected);
           }
+          if (withEvents) {
+            // Only the kinds asked for reach onEvent; the figures stay the same.
+            const eventKinds = ["span_end", "op", "gradient"] as const;
+            const chosen = await outcome(
+              (source, given) => summarizeColumns(source, { ...given, eventKinds }),
+              path,
+              options,
+              true,
+            );
+            expect(chosen).toEqual({
+              ...expected,
+              events: expected.events.filter((event) => (eventKinds as readonly string[]).includes(event.kind)),
+            });
+          }
         }
       }
     },

@@ -8,8 +8,12 @@ import {
   ColumnBatch as Columns,
   canonicalColumnReader,
   EVENT_KINDS,
+  type EventKind,
+  type FieldColumn,
   type KindColumns,
+  MEMORY_ACTIONS,
   type TraceEvent,
+  type U64,
 } from "@cg/schema";
 import { createProcessor, processChunks } from "./process-chunks.js";
 import type { StreamSummaryOptions } from "./summarize-stream.js";
@@ -20,6 +24,11 @@ export interface ColumnSummaryOptions extends StreamSummaryOptions {
   /** Events per batch (default 8,192). */
   batchSize?: number;
   /**
+   * The kinds `onEvent` is given (default: all). Events of other kinds are folded from the columns
+   * without an event object.
+   */
+  eventKinds?: readonly EventKind[];
+  /**
    * Sees each batch after the summary folded it (for figures of the caller's own, read from the
    * columns). The batch is reused: read it before returning.
    */
@@ -29,18 +38,41 @@ export interface ColumnSummaryOptions extends StreamSummaryOptions {
 const DEFAULT_BATCH_SIZE = 8192;
 const OP = EVENT_KINDS.indexOf("op");
 const TENSOR = EVENT_KINDS.indexOf("tensor");
+const MEMORY = EVENT_KINDS.indexOf("memory");
+const ALLOC = MEMORY_ACTIONS.indexOf("alloc");
+/** The memory columns the summary reads, by field. */
+const MEMORY_FIELDS = [
+  "timestamp_ns",
+  "tensor_id",
+  "span_id",
+  "op_name",
+  "device",
+  "bytes",
+  "action",
+  "category",
+];
 
 /** Folds the events of column batches into a TraceSummarizer, in file order. */
 export class SummaryFold {
   readonly #summarizer: TraceSummarizer;
   readonly #onEvent: ((event: TraceEvent) => void) | undefined;
-  /** Ops and tensors are folded from their span column alone (no rankings, no per-event consumer). */
-  readonly #spanOnly: boolean;
+  /** Per kind code: whether `onEvent` is given its events. */
+  readonly #seen: boolean[];
+  /** Ops are folded from their span column alone (no rankings, no per-event consumer). */
+  readonly #opsBySpan: boolean;
+  readonly #tensorsBySpan: boolean;
+  readonly #memoryByValues: boolean;
 
-  constructor(summarizer: TraceSummarizer, options: StreamSummaryOptions) {
+  constructor(summarizer: TraceSummarizer, options: ColumnSummaryOptions) {
     this.#summarizer = summarizer;
     this.#onEvent = options.onEvent;
-    this.#spanOnly = options.onEvent === undefined && options.rankLimit === undefined;
+    const kinds = options.eventKinds;
+    this.#seen = EVENT_KINDS.map(
+      (kind) => options.onEvent !== undefined && (kinds === undefined || kinds.includes(kind)),
+    );
+    this.#opsBySpan = !this.#seen[OP] && options.rankLimit === undefined;
+    this.#tensorsBySpan = !this.#seen[TENSOR];
+    this.#memoryByValues = !this.#seen[MEMORY];
   }
 
   add(batch: ColumnBatch): void {
@@ -51,9 +83,28 @@ export class SummaryFold {
     const strings = batch.strings;
     const opSpans = (batch.columns[OP] as KindColumns).fields[0]?.values as Int32Array;
     const tensorSpans = (batch.columns[TENSOR] as KindColumns).fields[0]?.values as Int32Array;
+    const memory = batch.columns[MEMORY] as KindColumns;
+    const [timestamps, tensorIds, spanIds, opNames, devices, bytes, actions, categories] = MEMORY_FIELDS.map(
+      (key) => memory.byKey.get(key) as FieldColumn,
+    ) as FieldColumn[];
     for (let at = 0; at < batch.size; at++) {
       const code = kinds[at] as number;
-      if (this.#spanOnly && (code === OP || code === TENSOR)) {
+      if (code === MEMORY && this.#memoryByValues) {
+        const row = rows[at] as number;
+        summarizer.addMemoryValues(
+          batch.u64(timestamps as FieldColumn, row) as U64,
+          strings[(tensorIds as FieldColumn).values[row] as number] as string,
+          strings[(spanIds as FieldColumn).values[row] as number] as string,
+          batch.string(opNames as FieldColumn, row),
+          strings[(devices as FieldColumn).values[row] as number] as string,
+          batch.u64(bytes as FieldColumn, row) as U64,
+          (actions as FieldColumn).values[row] === ALLOC,
+          (categories as FieldColumn).values[row] as number,
+          batch.lines[at] as number,
+        );
+        continue;
+      }
+      if ((code === OP && this.#opsBySpan) || (code === TENSOR && this.#tensorsBySpan)) {
         // A run of references to one span is folded at once.
         const spans = code === OP ? opSpans : tensorSpans;
         const id = spans[rows[at] as number] as number;
@@ -67,7 +118,7 @@ export class SummaryFold {
       }
       const event = batch.event(at);
       summarizer.add(event, batch.lines[at], batch.indexes[at]);
-      onEvent?.(event);
+      if (this.#seen[code]) (onEvent as (event: TraceEvent) => void)(event);
     }
   }
 }

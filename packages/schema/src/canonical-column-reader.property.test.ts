@@ -10,12 +10,14 @@ import { ColumnBatch } from "./column-batch.js";
 import { decodeCanonicalLine } from "./decode-canonical-bytes.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeTraceEvent } from "./encode-events.js";
+import { EVENT_LAYOUTS } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
 
 const encoder = new TextEncoder();
 
+/** The batch's events built from its columns (not the text tiers' objects it also keeps). */
 function allEvents(batch: ColumnBatch): TraceEvent[] {
-  return Array.from({ length: batch.size }, (_, at) => batch.event(at));
+  return Array.from({ length: batch.size }, (_, at) => batch.columnEvent(at));
 }
 
 describe("canonicalColumnReader", () => {
@@ -88,8 +90,33 @@ describe("canonicalColumnReader", () => {
           structuredClone(message, { transfer: transfer as ArrayBuffer[] }),
         );
         expect(allEvents(received)).toEqual(decoded);
+        // `event` gives the text tiers' own objects back, their key order included.
+        decoded.forEach((event, at) => expect(Object.keys(received.event(at))).toEqual(Object.keys(event)));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("builds the same events where code generation is forbidden", () => {
+    const forbidden = () => {
+      throw new EvalError("code generation from strings disallowed");
+    };
+    fc.assert(
+      fc.property(fc.array(anyEvent, { maxLength: 10 }), (events) => {
+        const generated = new ColumnBatch();
+        const plain = new ColumnBatch(EVENT_LAYOUTS, forbidden);
+        events.forEach((event, index) => {
+          const result = decodeTraceLine(encodeTraceEvent(event));
+          if (!result.ok) return;
+          generated.appendEvent(result.event, index + 1, index);
+          plain.appendEvent(result.event, index + 1, index);
+        });
+        expect(allEvents(plain)).toEqual(allEvents(generated));
+        for (let at = 0; at < plain.size; at++) {
+          expect(Object.keys(plain.columnEvent(at))).toEqual(Object.keys(generated.columnEvent(at)));
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -34,7 +34,7 @@ function storeSource(
     present === undefined ? value : `${present} ? ${value} : ${absent}`;
   switch (field.type) {
     case "string":
-      return `${column}.values[r] = ${guard("B.intern(readString())", ABSENT_ID)};\n`;
+      return `${column}.values[r] = ${guard("sid(readString())", ABSENT_ID)};\n`;
     case "enum": {
       const variants = source.constants.ref(field.variants ?? []);
       return `${column}.values[r] = ${guard(`${variants}.indexOf(readEnum(${variants}))`, ABSENT_ENUM)};\n`;
@@ -84,9 +84,18 @@ function kindReaderSource(
 
 function columnReaderSource(source: ReaderSource, layouts: EventLayoutTable): string {
   let bound = "const B = batch;\n";
-  let body = `function readStringsInto(F) {
+  let body = `function sid(text) {
+const generation = B.generation;
+const known = lastStringNote(generation);
+if (known >= 0) return known;
+const id = B.intern(text);
+// A failed read returns "" and leaves the cache's last slot another string's: no note then.
+if (isOk()) noteLastString(generation, id);
+return id;
+}
+function readStringsInto(F) {
 if (listIsEmpty()) return;
-do F.flat[flatSlot(F)] = B.intern(readString());
+do F.flat[flatSlot(F)] = sid(readString());
 while (isOk() && listContinues());
 }
 function readShapeInto(F) {

@@ -5,8 +5,10 @@
 // (`toMessage` / `ColumnBatch.fromMessage`). The canonical byte reader fills it straight from the
 // UTF-8 bytes (canonical-column-reader.ts); events from the text tiers are appended with
 // `appendEvent`. `event(i)` rebuilds an event object for consumers that want one.
+import { type ColumnEventBuilder, compileColumnEventBuilders } from "./column-event-source.js";
 import { EVENT_LAYOUTS, type EventLayoutTable } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
+import type { SourceCompiler } from "./generated-function.js";
 import {
   ABSENT_ENUM,
   ABSENT_ID,
@@ -18,6 +20,21 @@ import {
 import type { U64 } from "./u64.js";
 
 const INITIAL_EVENTS = 256;
+/** Dictionary generations, unique in the process (int32 for the cursor's notes). */
+let lastGeneration = 0;
+
+function newGeneration(): number {
+  lastGeneration = (lastGeneration + 1) & 0x7fffffff;
+  return lastGeneration;
+}
+
+/** The event builders of each layout table, compiled once per table. */
+const builders = new WeakMap<EventLayoutTable, ColumnEventBuilder[] | undefined>();
+
+function buildersOf(layouts: EventLayoutTable): ColumnEventBuilder[] | undefined {
+  if (!builders.has(layouts)) builders.set(layouts, compileColumnEventBuilders(layouts));
+  return builders.get(layouts);
+}
 
 /** The columns of a batch as plain data, for `postMessage` (typed arrays transferable). */
 export interface ColumnBatchMessage {
@@ -27,6 +44,8 @@ export interface ColumnBatchMessage {
   lines: Float64Array;
   indexes: Float64Array;
   strings: string[];
+  /** The events appended from the text tiers, by position. */
+  decoded: (TraceEvent | undefined)[];
   columns: {
     size: number;
     fields: Pick<FieldColumn, "values" | "offsets" | "flat" | "exact" | "maps">[];
@@ -47,12 +66,23 @@ export class ColumnBatch {
   /** The batch's string dictionary: string columns hold indexes into it. */
   strings: string[] = [];
   readonly #ids = new Map<string, number>();
+  /**
+   * The events appended from the text tiers, by position: `event(at)` returns them as they came
+   * (their key order is the line's, which a consumer spreading an event shows).
+   */
+  #decoded: (TraceEvent | undefined)[] = [];
+  /** Changes with every clear (unique across batches): what a reader noted for one dictionary. */
+  generation = newGeneration();
   readonly #codes: ReadonlyMap<string, number>;
+  readonly #builders: ColumnEventBuilder[] | undefined;
 
-  constructor(layouts: EventLayoutTable = EVENT_LAYOUTS) {
+  /** `compile`: how the event builders are compiled (default: once per table, the Function constructor). */
+  constructor(layouts: EventLayoutTable = EVENT_LAYOUTS, compile?: SourceCompiler) {
     this.layouts = layouts;
     this.columns = Object.values(layouts).map((layout, code) => new KindColumns(layout, code));
     this.#codes = new Map(this.columns.map((columns) => [columns.kind, columns.code]));
+    this.#builders =
+      compile === undefined ? buildersOf(layouts) : compileColumnEventBuilders(layouts, compile);
   }
 
   /** The kind code of `kind` (its position in the layout table), or -1. */
@@ -94,6 +124,7 @@ export class ColumnBatch {
     if (this.size === 0) return;
     this.size--;
     (this.columns[this.kinds[this.size] as number] as KindColumns).dropLast();
+    if (this.#decoded.length > this.size) this.#decoded.length = this.size;
   }
 
   /** Empties the batch for reuse; buffers are kept, the dictionary starts afresh. */
@@ -102,6 +133,8 @@ export class ColumnBatch {
     for (const columns of this.columns) columns.clear();
     this.strings = [];
     this.#ids.clear();
+    if (this.#decoded.length > 0) this.#decoded = [];
+    this.generation = newGeneration();
   }
 
   /** Appends an event decoded elsewhere (the text tiers), values normalised as the wire says. */
@@ -114,6 +147,7 @@ export class ColumnBatch {
     for (const field of columns.fields) this.#write(field, row, record[field.key]);
     columns.commit();
     this.push(code, line, index);
+    this.#decoded[this.size - 1] = event;
   }
 
   #write(field: FieldColumn, row: number, value: unknown): void {
@@ -164,8 +198,21 @@ export class ColumnBatch {
 
   /** The event at position `at` as an object, keys in table order (absent optional keys left out). */
   event(at: number): TraceEvent {
-    const columns = this.columns[this.kinds[at] as number] as KindColumns;
+    if (this.#decoded.length > at) {
+      const decoded = this.#decoded[at];
+      if (decoded !== undefined) return decoded;
+    }
+    return this.columnEvent(at);
+  }
+
+  /** The event at position `at` built from the columns alone, keys in table order. */
+  columnEvent(at: number): TraceEvent {
+    const code = this.kinds[at] as number;
+    const columns = this.columns[code] as KindColumns;
     const row = this.rows[at] as number;
+    const build = this.#builders?.[code];
+    if (build !== undefined) return build(columns, row, this.strings);
+    // Where code generation is forbidden: the same event, built key by key.
     const event: Record<string, unknown> = { kind: columns.kind };
     for (const field of columns.fields) {
       const value = this.#read(field, row);
@@ -227,6 +274,7 @@ export class ColumnBatch {
         lines: this.lines,
         indexes: this.indexes,
         strings: this.strings,
+        decoded: this.#decoded,
         columns: this.columns.map((columns) => ({
           size: columns.size,
           fields: columns.fields.map(({ values, offsets, flat, exact, maps }) => ({
@@ -251,6 +299,7 @@ export class ColumnBatch {
     batch.lines = message.lines;
     batch.indexes = message.indexes;
     batch.strings = message.strings;
+    batch.#decoded = message.decoded;
     for (const [id, text] of message.strings.entries()) batch.#ids.set(text, id);
     message.columns.forEach((received, code) => {
       const columns = batch.columns[code] as KindColumns;
