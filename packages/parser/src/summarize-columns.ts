@@ -144,17 +144,25 @@ export async function summarizeColumns(
   const onBatch = options.onBatch;
   const flush = () => {
     if (batch.size === 0) return;
-    fold.add(batch);
-    onBatch?.(batch);
-    batch.clear();
+    try {
+      fold.add(batch);
+      onBatch?.(batch);
+    } finally {
+      batch.clear();
+    }
   };
-  try {
-    for await (const _ of processChunks(source, processor, batchSize)) flush();
-  } catch (error) {
-    // The events before a defect are folded first, as the event path folds them before it throws.
+  const steps = processChunks(source, processor, batchSize);
+  while (true) {
+    let step: IteratorResult<void>;
+    try {
+      step = await steps.next();
+    } catch (error) {
+      // The events before a defect are folded first, as the event path folds them before it throws.
+      flush();
+      throw error;
+    }
+    if (step.done) break;
     flush();
-    throw error;
   }
-  flush();
   return summarizer.finish(processor.lineCount);
 }

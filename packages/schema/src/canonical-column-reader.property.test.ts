@@ -120,6 +120,31 @@ describe("canonicalColumnReader", () => {
     );
   });
 
+  it("keeps every list element while the flat arrays grow", () => {
+    const batch = new ColumnBatch();
+    const read = canonicalColumnReader(batch);
+    const expected: TraceEvent[] = [];
+    for (let index = 0; index < 300; index++) {
+      const event: TraceEvent = {
+        kind: "op",
+        span_id: "s1",
+        op_name: "matmul",
+        inputs: [`a${index}`, `b${index % 7}`, "c"],
+        shape: [index + 1, 32, 3],
+        dtype: "f32",
+        device: "cpu",
+        duration_ns: index,
+        timestamp_ns: 0,
+        input_storage_bytes: 0,
+      };
+      expected.push(event);
+      const line = encodeTraceEvent(event);
+      if (index % 2 === 0) expect(read(encoder.encode(line), 0, index + 1, index)).toBe(line.length);
+      else batch.appendEvent(event, index + 1, index);
+    }
+    expect(allEvents(batch)).toEqual(expected);
+  });
+
   it("takes back a refused event and is reused after clear", () => {
     const batch = new ColumnBatch();
     const read = canonicalColumnReader(batch);

@@ -95,13 +95,18 @@ return id;
 }
 function readStringsInto(F) {
 if (listIsEmpty()) return;
-do F.flat[flatSlot(F)] = sid(readString());
-while (isOk() && listContinues());
+do {
+// The slot first: taking it may grow the flat array, which \`F.flat[flatSlot(F)] =\` would miss.
+const at = flatSlot(F);
+F.flat[at] = sid(readString());
+} while (isOk() && listContinues());
 }
 function readShapeInto(F) {
 if (listIsEmpty()) return;
-do F.flat[flatSlot(F)] = readU64();
-while (isOk() && listContinues());
+do {
+const at = flatSlot(F);
+F.flat[at] = readU64();
+} while (isOk() && listContinues());
 }
 `;
   const byFirstCode = new Map<number, { head: string; code: number }[]>();

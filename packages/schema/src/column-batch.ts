@@ -169,7 +169,11 @@ export class ColumnBatch {
         field.values[row] = value === undefined ? ABSENT_U64 : exactNumber(field, row, value as U64);
         return;
       case "strings":
-        for (const text of value as string[]) field.flat[KindColumns.flatSlot(field)] = this.intern(text);
+        for (const text of value as string[]) {
+          // The slot first: taking it may grow (replace) the flat array.
+          const at = KindColumns.flatSlot(field);
+          field.flat[at] = this.intern(text);
+        }
         return;
       case "shape":
         for (const size of value as U64[]) {
