@@ -51,7 +51,7 @@ export function columnsTerm(batch: ColumnBatch): number {
         case "f64":
           for (let row = 0; row < rows; row++) {
             const value = values[row] as number;
-            if (value === value) sum = (sum + numberTerm(value)) | 0;
+            if (!Number.isNaN(value)) sum = (sum + numberTerm(value)) | 0;
           }
           break;
         case "u64":

@@ -75,7 +75,9 @@ describe("summarizeColumns", () => {
             );
             expect(chosen).toEqual({
               ...expected,
-              events: expected.events.filter((event) => (eventKinds as readonly string[]).includes(event.kind)),
+              events: expected.events.filter((event) =>
+                (eventKinds as readonly string[]).includes(event.kind),
+              ),
             });
           }
         }

@@ -91,7 +91,9 @@ describe("canonicalColumnReader", () => {
         );
         expect(allEvents(received)).toEqual(decoded);
         // `event` gives the text tiers' own objects back, their key order included.
-        decoded.forEach((event, at) => expect(Object.keys(received.event(at))).toEqual(Object.keys(event)));
+        for (const [at, event] of decoded.entries()) {
+          expect(Object.keys(received.event(at))).toEqual(Object.keys(event));
+        }
       }),
       { numRuns: 500 },
     );
