@@ -80,7 +80,7 @@ export { documentEvents, serializeDocument } from "./serialize-document.js";
 export { SpanCostCollector, SpanCostColumns } from "./span-cost-collector.js";
 export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
-export { type ColumnSummaryOptions, SummaryFold, summarizeColumns } from "./summarize-columns.js";
+export { type ColumnSummaryOptions, summarizeColumns } from "./summarize-columns.js";
 export {
   type StreamRankings,
   type StreamSummary,
