@@ -6,14 +6,15 @@
 //     5 MB read first) beside it;
 //  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
-//     cold, as CPU MB/s per core and CPU-time ratios.
+//     cold, as CPU MB/s per core and CPU-time ratios; and validate's fold alone on the column path
+//     (summarizeColumns) against the event path it replaced (summarizeStream).
 // Each contender runs in its own child process, interleaved over rounds (process-harness.ts);
 // figures are medians of per-round ratios of process CPU time (all threads).
 import { statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { readColumnBatches } from "@cg/parser";
+import { readColumnBatches, summarizeColumns, summarizeStream } from "@cg/parser";
 import { bareJsonParseRead, duckdbContender } from "./parser.bench.js";
 import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
 import { columnsTerm } from "./support/consume-columns.js";
@@ -69,6 +70,15 @@ function cliContender(command: "validate" | "summary"): ContenderFactory {
   };
 }
 
+/** validate's read and fold without the CLI around it: the column path or the event path. */
+function foldContender(summarize: typeof summarizeStream): ContenderFactory {
+  return (input) => ({
+    run: async () => ({
+      events: (await summarize(input.file as string, { file: input.file as string })).events,
+    }),
+  });
+}
+
 const readers: Record<string, ContenderFactory> = {
   "readColumnBatches, cold": reader(columnRead, false),
   "chunk-split + JSON.parse, cold": reader(bareJsonParseRead, false),
@@ -80,6 +90,8 @@ const commands: Record<string, ContenderFactory> = {
   "cg-trace validate": cliContender("validate"),
   "cg-trace summary": cliContender("summary"),
   "DuckDB read_json, 1 thread": duckdbContender("1"),
+  "summarizeColumns (validate's fold)": foldContender(summarizeColumns),
+  "summarizeStream (the event path)": foldContender(summarizeStream),
 };
 
 export const groups = { readers, commands };
@@ -132,6 +144,12 @@ export default async function parserColumnsBench(): Promise<void> {
       comparisons: [
         { subject: "cg-trace validate", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 2 },
         { subject: "cg-trace summary", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 2 },
+        {
+          subject: "summarizeColumns (validate's fold)",
+          baseline: "summarizeStream (the event path)",
+          mode: "speedup",
+          note: "the same figures, columns vs event objects",
+        },
       ],
     });
   } finally {
