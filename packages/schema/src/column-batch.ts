@@ -261,7 +261,11 @@ export class ColumnBatch {
     }
   }
 
-  /** The batch as plain data (shares the buffers), and the buffers to list for a transfer. */
+  /**
+   * The batch as plain data (shares the buffers), and the buffers to list for a transfer. A
+   * transfer detaches them: transfer a batch that is not filled again (a reader's reused batch is;
+   * post a copy of its message instead).
+   */
   toMessage(): { message: ColumnBatchMessage; transfer: ArrayBufferLike[] } {
     const transfer: ArrayBufferLike[] = [
       this.kinds.buffer,
