@@ -87,7 +87,7 @@ async function documentRead(path: string): Promise<Consumed> {
 }
 
 /** The practical floor: the same 64 KiB reads, split at LF, JSON.parse, no validation at all. */
-async function bareJsonParse(path: string): Promise<Consumed> {
+export async function bareJsonParseRead(path: string): Promise<Consumed> {
   const handle = await open(path, "r");
   const buffer = new Uint8Array(CHUNK_BYTES);
   const decoder = new TextDecoder();
@@ -139,7 +139,7 @@ async function readlineZod(path: string): Promise<Consumed> {
 }
 
 /** DuckDB's read_json of the file into a table of all columns; returns its row count. */
-function duckdbContender(threads: string | undefined): ContenderFactory {
+export function duckdbContender(threads: string | undefined): ContenderFactory {
   return async (input) => {
     const { DuckDBInstance } = await import("@duckdb/node-api");
     const instance = await DuckDBInstance.create(":memory:", threads === undefined ? {} : { threads });
@@ -172,13 +172,13 @@ function reader(read: (path: string) => Promise<Consumed>, file: "file" | "space
 const readers: Record<string, ContenderFactory> = {
   readTraceEvents: reader(validatingRead, "file"),
   readTraceBatches: reader(batchRead, "file"),
-  "chunk-split + JSON.parse": reader(bareJsonParse, "file"),
+  "chunk-split + JSON.parse": reader(bareJsonParseRead, "file"),
   "readline + JSON.parse + zod": reader(readlineZod, "file"),
   "DuckDB read_json, 1 thread": duckdbContender("1"),
   "DuckDB read_json, default threads": duckdbContender(undefined),
   parseTrace: reader(documentRead, "file"),
   "spaced readTraceEvents": reader(validatingRead, "spaced"),
-  "spaced chunk-split + JSON.parse": reader(bareJsonParse, "spaced"),
+  "spaced chunk-split + JSON.parse": reader(bareJsonParseRead, "spaced"),
 };
 
 export const groups = { readers };

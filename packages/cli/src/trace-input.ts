@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import {
+  type ColumnSummaryOptions,
   type CompareStreamOptions,
   type Comparison,
   compareTraceFiles,
@@ -12,8 +13,7 @@ import {
   readTraceEvents,
   type StreamedQueryKind,
   type StreamSummary,
-  type StreamSummaryOptions,
-  summarizeStream,
+  summarizeColumns,
   summarizeTraceFile,
   type TraceDocument,
   TraceParseError,
@@ -168,18 +168,19 @@ function parallelMinBytes(context: CliContext): number | undefined {
 export async function streamSummary(
   path: string,
   context: CliContext,
-  options: StreamSummaryOptions = {},
+  options: ColumnSummaryOptions = {},
   workers = 1,
 ): Promise<StreamSummary> {
   const size = checkTraceFile(path);
   const budget = spanBudgetBytes(context);
-  const common: StreamSummaryOptions = {
+  const common: ColumnSummaryOptions = {
     file: path,
     ...(budget === undefined ? {} : { spanBudgetBytes: budget }),
     ...options,
   };
   try {
-    if (workers === 1) return await summarizeStream(sourceFor(path, size, context), common);
+    // One thread: the column reader, canonical lines decoded straight into typed columns.
+    if (workers === 1) return await summarizeColumns(sourceFor(path, size, context), common);
     const minBytes = parallelMinBytes(context);
     const parallel = {
       ...common,

@@ -72,6 +72,7 @@ export {
   type SpansResult,
   type TensorsResult,
 } from "./query-trace.js";
+export { type ColumnReadOptions, readColumnBatches } from "./read-column-batches.js";
 export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js";
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { RowSource } from "./row-source.js";
@@ -79,6 +80,7 @@ export { documentEvents, serializeDocument } from "./serialize-document.js";
 export { SpanCostCollector, SpanCostColumns } from "./span-cost-collector.js";
 export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
+export { type ColumnSummaryOptions, summarizeColumns } from "./summarize-columns.js";
 export {
   type StreamRankings,
   type StreamSummary,

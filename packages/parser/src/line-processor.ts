@@ -9,11 +9,15 @@
 // give the result or the exact error; after TEXT_AFTER_MISSES such lines in a row, the rest of the
 // run is decoded as text at once.
 import {
+  type CanonicalColumnReader,
   type CanonicalLine,
+  type ColumnBatch,
   type DecodeTraceLineOptions,
   decodeTraceLine,
   EVENT_KINDS,
   type EventKind,
+  type FieldColumn,
+  type KindColumns,
   readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
@@ -81,6 +85,9 @@ function startsWithAny(bytes: Uint8Array, start: number, prefixes: readonly Uint
   }
   return false;
 }
+// Kind codes of a ColumnBatch: positions in the layout table, whose order is EVENT_KINDS'.
+const SPAN_START = EVENT_KINDS.indexOf("span_start");
+const SPAN_END = EVENT_KINDS.indexOf("span_end");
 const INVALID_UTF8: LinePiece = { type: "invalid_utf8" };
 
 export type EventSink = (event: TraceEvent, line: number, index: number) => void;
@@ -97,6 +104,9 @@ export class LineProcessor {
   readonly #kinds: ReadonlySet<EventKind> | undefined;
   readonly #skipped: Uint8Array[] | undefined;
   readonly #canonical: CanonicalLine = { event: undefined, end: 0 };
+  /** In column mode (`intoColumns`): the batch canonical lines are read into, and its reader. */
+  #batch: ColumnBatch | undefined;
+  #readColumns: CanonicalColumnReader | undefined;
   readonly #queue: LinePiece[] = [];
   #head = 0;
   /** Where the next line starts in the bytes piece at the head of the queue. */
@@ -121,6 +131,15 @@ export class LineProcessor {
     this.#sink = sink;
     this.#kinds = options.kinds === undefined ? undefined : new Set<EventKind>(["meta", ...options.kinds]);
     this.#skipped = skippedKindPrefixes(options.kinds);
+  }
+
+  /**
+   * Column mode: canonical lines are decoded straight into `batch` by `read` (bound to it), and
+   * checked from its columns; the sink must append the events of the text tiers to the same batch.
+   */
+  intoColumns(batch: ColumnBatch, read: CanonicalColumnReader): void {
+    this.#batch = batch;
+    this.#readColumns = read;
   }
 
   /**
@@ -224,6 +243,7 @@ export class LineProcessor {
    * from `#offset` on. Returns false when it stopped at `limit` delivered events, true when done.
    */
   #processBytes(bytes: Uint8Array, unterminated: boolean, limit: number): boolean {
+    if (this.#readColumns !== undefined) return this.#processColumnBytes(bytes, unterminated, limit);
     const length = bytes.length;
     const maxLineLength = this.maxLineLength;
     const canonical = this.#canonical;
@@ -256,6 +276,70 @@ export class LineProcessor {
     this.#offset = 0;
     this.#misses = 0;
     return true;
+  }
+
+  /** `#processBytes` in column mode: canonical lines go straight into the batch's columns. */
+  #processColumnBytes(bytes: Uint8Array, unterminated: boolean, limit: number): boolean {
+    const length = bytes.length;
+    const maxLineLength = this.maxLineLength;
+    const read = this.#readColumns as CanonicalColumnReader;
+    const batch = this.#batch as ColumnBatch;
+    const skipped = this.#skipped;
+    let start = this.#offset;
+    while (start < length) {
+      if (this.#delivered >= limit) {
+        this.#offset = start;
+        return false;
+      }
+      if (skipped !== undefined && startsWithAny(bytes, start, skipped)) {
+        let end = bytes.indexOf(LF, start);
+        if (end === -1) end = length;
+        if (end - start <= maxLineLength) {
+          this.#nextLine++;
+          this.#nextIndex++;
+          this.#misses = 0;
+          start = end + 1;
+          continue;
+        }
+      }
+      const end = read(bytes, start, this.#nextLine, this.#nextIndex);
+      if (end >= 0) {
+        if (end - start <= maxLineLength) {
+          this.#misses = 0;
+          this.#acceptColumns(batch, this.#nextLine++, this.#nextIndex++);
+          start = end + 1;
+          continue;
+        }
+        batch.dropLast();
+      }
+      start = this.#nonCanonicalLine(bytes, start, unterminated, CANONICAL_TRIED);
+    }
+    this.#offset = 0;
+    this.#misses = 0;
+    return true;
+  }
+
+  /** The ordering rules for the batch's last event, read from its columns; refused events are taken back. */
+  #acceptColumns(batch: ColumnBatch, line: number, index: number): void {
+    const code = batch.kinds[batch.size - 1] as number;
+    if (code === SPAN_START || code === SPAN_END) {
+      const ids = (batch.columns[code] as KindColumns).fields[0] as FieldColumn;
+      const id = batch.strings[ids.values[batch.rows[batch.size - 1] as number] as number] as string;
+      const error =
+        code === SPAN_START
+          ? this.#checker.checkSpanStart(id, line, index)
+          : this.#checker.checkSpanEnd(id, line, index);
+      if (error !== undefined) {
+        batch.dropLast();
+        this.#fail(error);
+        return;
+      }
+    }
+    if (this.#kinds !== undefined && !this.#kinds.has(EVENT_KINDS[code] as EventKind)) {
+      batch.dropLast();
+      return;
+    }
+    this.#delivered++;
   }
 
   /**

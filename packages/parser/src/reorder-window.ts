@@ -126,24 +126,49 @@ export class MemoryReorderWindow {
    * `event.span_id` (e.g. the id of the span record), so the event's own copy is not kept.
    */
   push(event: MemoryEvent, spanId: string = event.span_id): void {
+    this.pushValues(
+      event.timestamp_ns,
+      event.tensor_id,
+      spanId === event.span_id ? this.#intern(spanId) : spanId,
+      event.op_name,
+      event.device,
+      event.bytes,
+      event.action === "alloc",
+      MEMORY_CATEGORIES.indexOf(event.category),
+    );
+  }
+
+  /**
+   * `push` from a memory event's values (a column reader has no event object): `category` is the
+   * index in MEMORY_CATEGORIES; `spanId` is kept as given.
+   */
+  pushValues(
+    timestamp: U64,
+    tensorId: string,
+    spanId: string,
+    opName: string | undefined,
+    device: string,
+    bytes: U64,
+    alloc: boolean,
+    category: number,
+  ): void {
     if (this.#freeCount === 0) this.#grow();
     const slot = this.#freeSlots[--this.#freeCount] as number;
-    const timestamp = event.timestamp_ns;
     if (typeof timestamp === "bigint") {
       this.#bigTimestamp.set(slot, timestamp);
       this.#timestamp[slot] = Number(timestamp);
     } else {
       this.#timestamp[slot] = timestamp;
     }
-    if (typeof event.bytes === "bigint") this.#bigBytes.set(slot, event.bytes);
-    else this.#bytes[slot] = event.bytes;
+    if (typeof bytes === "bigint") this.#bigBytes.set(slot, bytes);
+    else this.#bytes[slot] = bytes;
     this.#sequence[slot] = this.#nextSequence++;
-    this.#action[slot] = event.action === "alloc" ? ALLOC : FREE;
-    this.#category[slot] = MEMORY_CATEGORIES.indexOf(event.category);
-    this.#tensorIds.set(slot, event.tensor_id);
-    this.#spanId[slot] = spanId === event.span_id ? this.#intern(spanId) : spanId;
-    this.#opName[slot] = event.op_name === undefined ? undefined : this.#intern(event.op_name);
-    this.#device[slot] = this.#intern(event.device);
+    this.#action[slot] = alloc ? ALLOC : FREE;
+    this.#category[slot] = category;
+    this.#tensorIds.set(slot, tensorId);
+    this.#spanId[slot] = spanId;
+    this.#opName[slot] = opName === undefined ? undefined : this.#intern(opName);
+    this.#device[slot] = this.#intern(device);
 
     const heap = this.#heap;
     let index = this.#size++;

@@ -46,45 +46,53 @@ export class StructureChecker {
     switch (event.kind) {
       case "meta":
         return this.checkMeta(event, line, index);
-      case "span_start": {
-        const known = this.spanIds.size;
-        const row = this.spanIds.intern(event.id);
-        if (this.spanIds.size === known) {
-          return this.#error(
-            "duplicate_span_start",
-            `duplicate span_start id \`${event.id}\` at index ${index}`,
-            line,
-            index,
-          );
-        }
-        this.lastSpanRow = row;
-        return undefined;
-      }
-      case "span_end": {
-        const row = this.spanIds.get(event.id);
-        if (row < 0) {
-          return this.#error(
-            "unknown_span_end",
-            `span_end for unknown span \`${event.id}\` at index ${index}`,
-            line,
-            index,
-          );
-        }
-        if (this.#ended.has(row)) {
-          return this.#error(
-            "duplicate_span_end",
-            `duplicate span_end for \`${event.id}\` at index ${index}`,
-            line,
-            index,
-          );
-        }
-        this.#ended.add(row);
-        this.lastSpanRow = row;
-        return undefined;
-      }
+      case "span_start":
+        return this.checkSpanStart(event.id, line, index);
+      case "span_end":
+        return this.checkSpanEnd(event.id, line, index);
       default:
         return undefined;
     }
+  }
+
+  /** The rules for a `span_start` of span `id` (a column reader has the id, not an event). */
+  checkSpanStart(id: string, line: number, index: number): TraceParseError | undefined {
+    const known = this.spanIds.size;
+    const row = this.spanIds.intern(id);
+    if (this.spanIds.size === known) {
+      return this.#error(
+        "duplicate_span_start",
+        `duplicate span_start id \`${id}\` at index ${index}`,
+        line,
+        index,
+      );
+    }
+    this.lastSpanRow = row;
+    return undefined;
+  }
+
+  /** The rules for a `span_end` of span `id`. */
+  checkSpanEnd(id: string, line: number, index: number): TraceParseError | undefined {
+    const row = this.spanIds.get(id);
+    if (row < 0) {
+      return this.#error(
+        "unknown_span_end",
+        `span_end for unknown span \`${id}\` at index ${index}`,
+        line,
+        index,
+      );
+    }
+    if (this.#ended.has(row)) {
+      return this.#error(
+        "duplicate_span_end",
+        `duplicate span_end for \`${id}\` at index ${index}`,
+        line,
+        index,
+      );
+    }
+    this.#ended.add(row);
+    this.lastSpanRow = row;
+    return undefined;
   }
 
   /** True once a `meta` was accepted, so later events can be checked against it. */

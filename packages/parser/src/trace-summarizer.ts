@@ -11,7 +11,7 @@ import {
   type MemoryTimelinePoint,
   resolveStorageBytes,
 } from "@cg/memory";
-import { normalizeU64, type RunMetadata, type TraceEvent } from "@cg/schema";
+import { normalizeU64, type RunMetadata, type TraceEvent, type U64 } from "@cg/schema";
 import { AllocationPairing } from "./allocation-pairing.js";
 import {
   type HealthIssue,
@@ -250,6 +250,30 @@ export class TraceSummarizer implements StreamSummarizer {
         this.#meta ??= event;
         return;
     }
+  }
+
+  /**
+   * A memory event folded from its values, as `add` folds the event (for a column reader that has
+   * no event object; `category`: index in MEMORY_CATEGORIES).
+   */
+  addMemoryValues(
+    timestamp: U64,
+    tensorId: string,
+    spanId: string,
+    opName: string | undefined,
+    device: string,
+    bytes: U64,
+    alloc: boolean,
+    category: number,
+    line: number,
+  ): void {
+    this.#events++;
+    this.#lastLine = line;
+    this.#memoryEvents++;
+    if (alloc) this.#allocs++;
+    else this.#frees++;
+    if (!this.#spanKnown(spanId)) this.#pendingMemory.push(spanId);
+    this.#window.pushValues(timestamp, tensorId, spanId, opName, device, bytes, alloc, category);
   }
 
   /**

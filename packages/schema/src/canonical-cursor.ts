@@ -107,6 +107,12 @@ const longStrings: string[] = new Array<string>(SLOTS).fill("");
 const shortEnums: (readonly string[] | undefined)[] = new Array(SLOTS).fill(undefined);
 /** The short-cache slot of the string readString returned last; -1 when it was long. */
 let lastSlot = -1;
+/**
+ * Per short-cache slot, a number a column reader attached to the slot's string (its id in a batch's
+ * dictionary) and the batch generation it holds for; a slot given another string forgets it.
+ */
+const slotNotes = new Int32Array(SLOTS);
+const slotNoteGenerations = new Int32Array(SLOTS).fill(-1);
 const latin1 = new TextDecoder("latin1");
 
 /** Masks keeping the first 0..4 bytes of a little-endian word. */
@@ -170,6 +176,7 @@ function shortString(start: number, length: number, word0: number, word1: number
   shortKeys[key + 3] = word2;
   shortStrings[slot] = text;
   shortEnums[slot] = undefined;
+  slotNoteGenerations[slot] = -1;
   return text;
 }
 
@@ -371,6 +378,20 @@ function readStringBytewise(start: number): string {
   position = cursor;
   ok = false;
   return "";
+}
+
+/** The note attached for `generation` to the string readString returned last, or -1. */
+export function lastStringNote(generation: number): number {
+  const slot = lastSlot;
+  return slot !== -1 && slotNoteGenerations[slot] === generation ? (slotNotes[slot] as number) : -1;
+}
+
+/** Attaches `note` for `generation` to the string readString returned last (short strings only). */
+export function noteLastString(generation: number, note: number): void {
+  const slot = lastSlot;
+  if (slot === -1) return;
+  slotNotes[slot] = note;
+  slotNoteGenerations[slot] = generation;
 }
 
 export function readEnum<T extends string>(variants: readonly T[]): T {

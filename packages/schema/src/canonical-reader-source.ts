@@ -50,7 +50,8 @@ return values;
 `;
 }
 
-class ReaderSource {
+/** The constants and key tests of a generated reader (shared with canonical-column-reader.ts). */
+export class ReaderSource {
   readonly constants = new SourceConstants();
   readonly #literals = new Map<string, string>();
 

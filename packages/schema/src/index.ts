@@ -1,4 +1,9 @@
 export {
+  type CanonicalColumnReader,
+  canonicalColumnReader,
+  compileCanonicalColumnReader,
+} from "./canonical-column-reader.js";
+export {
   brandCheck,
   CgError,
   type CgErrorDetails,
@@ -12,6 +17,7 @@ export { compareCodePoints } from "./code-point-order.js";
  * trace contract). These root re-exports keep 1.x importers working and go in the next major.
  */
 export { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "./codegen.js";
+export { ColumnBatch, type ColumnBatchMessage } from "./column-batch.js";
 export { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 export { type DecodeTraceLineOptions, decodeTraceLine } from "./decode-trace-line.js";
 export type { DeviceMemorySink } from "./device-memory-sink.js";
@@ -42,6 +48,14 @@ export {
   type WireType,
 } from "./event-layouts.js";
 export * from "./events.js";
+export {
+  ABSENT_ENUM,
+  ABSENT_ID,
+  ABSENT_U64,
+  EXACT_U64,
+  type FieldColumn,
+  KindColumns,
+} from "./kind-columns.js";
 export {
   type DecodeLineResult,
   LINE_ERROR_CODES,

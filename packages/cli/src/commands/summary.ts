@@ -30,7 +30,12 @@ export const summaryCommand: Command = {
     const workers = workersOption(args, "summary");
     // One streaming pass: memory follows the span count, not the file size.
     const evidence = new SummaryEvidence();
-    const stream = await streamSummary(path, context, { rankLimit: limit, onEvent: evidence.add }, workers);
+    const stream = await streamSummary(
+      path,
+      context,
+      { rankLimit: limit, onEvent: evidence.add, eventKinds: SummaryEvidence.kinds },
+      workers,
+    );
     const view = summaryViewFromStream(stream, evidence, path, limit);
     if (booleanOption(args, "json")) {
       context.stdout(`${stringifyJson(view)}\n`);

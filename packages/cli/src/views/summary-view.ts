@@ -4,6 +4,7 @@ import {
   analyzeMemory,
   compareU64,
   type DeviceMemoryEvent,
+  type EventKind,
   GRADIENT_STATES,
   type GradientState,
   type HealthReport,
@@ -86,6 +87,8 @@ const emptyGradientCounts = (): Record<GradientState, number> =>
 
 /** The device-memory and gradient parts of the summary, folded one event at a time. */
 export class SummaryEvidence {
+  /** The kinds `add` reads; a reader may give it only these. */
+  static readonly kinds: readonly EventKind[] = ["span_start", "span_end", "op", "device_memory", "gradient"];
   readonly #devices = new Map<string, DeviceMemoryView>();
   readonly #counts = emptyGradientCounts();
   readonly #facts: GradientView[] = [];

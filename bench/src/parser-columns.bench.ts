@@ -1,0 +1,164 @@
+// The columnar reader and the commands on it (`pnpm bench parser`). Generates a writer-shaped trace
+// into the OS temp folder (never committed; CG_PARSER_COLUMNS_MB, default 100 MB):
+//  1. readColumnBatches with every column consumed (support/consume-columns.ts: the same checksum
+//     as support/consume-event.ts over every field of every event) against the bare chunk-split +
+//     JSON.parse loop, cold (a fresh process, no warm-up: the first read of a program) and warm (a
+//     5 MB read first) beside it;
+//  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
+//     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
+//     cold, as CPU MB/s per core and CPU-time ratios; and validate's fold alone on the column path
+//     (summarizeColumns) against the event path it replaced (summarizeStream).
+// Each contender runs in its own child process, interleaved over rounds (process-harness.ts);
+// figures are medians of per-round ratios of process CPU time (all threads).
+import { statSync, unlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { readColumnBatches, summarizeColumns, summarizeStream } from "@cg/parser";
+import { bareJsonParseRead, duckdbContender } from "./parser.bench.js";
+import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
+import { columnsTerm } from "./support/consume-columns.js";
+import type { Consumed } from "./support/consume-event.js";
+import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cliEntry = resolve(here, "../../packages/cli/dist/index.js");
+
+/** Subject: every column of every batch consumed. */
+async function columnRead(path: string): Promise<Consumed> {
+  let checksum = 0;
+  let events = 0;
+  for await (const batch of readColumnBatches(path)) {
+    checksum = (checksum + columnsTerm(batch)) | 0;
+    events += batch.size;
+  }
+  return { checksum, events };
+}
+
+function reader(read: (path: string) => Promise<Consumed>, warm: boolean): ContenderFactory {
+  return async (input) => {
+    if (warm) await read(input.warmUp as string);
+    return { run: () => read(input.file as string) };
+  };
+}
+
+/** `cg-trace <command> <file>` run by the built CLI in this process, output counted, not kept. */
+function cliContender(command: "validate" | "summary"): ContenderFactory {
+  return async (input) => {
+    const { runCli } = (await import(pathToFileURL(cliEntry).href)) as {
+      runCli: (argv: string[], context: unknown) => Promise<number>;
+    };
+    return {
+      run: async () => {
+        let bytes = 0;
+        const context = {
+          stdout: (text: string) => {
+            bytes += text.length;
+          },
+          stderr: () => {},
+          color: false,
+          stderrIsTty: false,
+          cwd: process.cwd(),
+          env: {},
+          version: "bench",
+        };
+        const code = await runCli([command, input.file as string], context);
+        if (code !== 0) throw new Error(`cg-trace ${command} exited ${code}`);
+        return { events: bytes > 0 ? 1 : 0 };
+      },
+    };
+  };
+}
+
+/** validate's read and fold without the CLI around it: the column path or the event path. */
+function foldContender(summarize: typeof summarizeStream): ContenderFactory {
+  return (input) => ({
+    run: async () => ({
+      events: (await summarize(input.file as string, { file: input.file as string })).events,
+    }),
+  });
+}
+
+const readers: Record<string, ContenderFactory> = {
+  "readColumnBatches, cold": reader(columnRead, false),
+  "chunk-split + JSON.parse, cold": reader(bareJsonParseRead, false),
+  "readColumnBatches, warm": reader(columnRead, true),
+  "chunk-split + JSON.parse, warm": reader(bareJsonParseRead, true),
+};
+
+const commands: Record<string, ContenderFactory> = {
+  "cg-trace validate": cliContender("validate"),
+  "cg-trace summary": cliContender("summary"),
+  "DuckDB read_json, 1 thread": duckdbContender("1"),
+  "summarizeColumns (validate's fold)": foldContender(summarizeColumns),
+  "summarizeStream (the event path)": foldContender(summarizeStream),
+};
+
+export const groups = { readers, commands };
+
+export default async function parserColumnsBench(): Promise<void> {
+  const file = join(tmpdir(), `cg-parser-columns-${process.pid}.jsonl`);
+  const warmUp = join(tmpdir(), `cg-parser-columns-${process.pid}-5mb.jsonl`);
+  try {
+    const bytes = generateWriterShapedTrace(file, Number(process.env.CG_PARSER_COLUMNS_MB ?? 100) * 1e6);
+    generateWriterShapedTrace(warmUp, 5e6);
+    console.log(`generated trace: ${(bytes / 1e6).toFixed(1)} MB`);
+    const rounds = Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 5);
+    const unit = { name: "MB", perOperation: statSync(file).size / 1e6 };
+    const common = {
+      module: import.meta.url,
+      operations: 1,
+      turnEvery: 0,
+      warmUpBatches: 0,
+      timedBatches: 1,
+      rounds,
+      input: { file, warmUp },
+      unit,
+    };
+    await compareInProcesses({
+      ...common,
+      title: "columnar reader, every column consumed",
+      group: "readers",
+      contenders: Object.keys(readers),
+      sameChecksum: Object.keys(readers),
+      comparisons: [
+        {
+          subject: "readColumnBatches, cold",
+          baseline: "chunk-split + JSON.parse, cold",
+          mode: "speedup",
+          target: 3,
+        },
+        {
+          subject: "readColumnBatches, warm",
+          baseline: "chunk-split + JSON.parse, warm",
+          mode: "speedup",
+          note: "after a 5 MB read",
+        },
+      ],
+    });
+    await compareInProcesses({
+      ...common,
+      title: "cg-trace validate and summary, cold",
+      group: "commands",
+      contenders: Object.keys(commands),
+      comparisons: [
+        { subject: "cg-trace validate", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 2 },
+        { subject: "cg-trace summary", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 2 },
+        {
+          subject: "summarizeColumns (validate's fold)",
+          baseline: "summarizeStream (the event path)",
+          mode: "speedup",
+          note: "the same figures, columns vs event objects",
+        },
+      ],
+    });
+  } finally {
+    for (const path of [file, warmUp]) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}

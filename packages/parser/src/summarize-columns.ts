@@ -1,0 +1,168 @@
+// `summarizeColumns`: the streamed summary, health and memory figures of `summarizeStream` as a
+// fold over column batches. The validating read decodes canonical lines straight into columns
+// (read-column-batches.ts); the fold hands each event to the one summarizer (trace-summarizer.ts),
+// and kinds whose figures need only their span reference (ops and tensors without rankings) are
+// folded from the columns without an event object.
+import {
+  type ColumnBatch,
+  ColumnBatch as Columns,
+  canonicalColumnReader,
+  EVENT_KINDS,
+  type EventKind,
+  type FieldColumn,
+  type KindColumns,
+  MEMORY_ACTIONS,
+  type TraceEvent,
+  type U64,
+} from "@cg/schema";
+import { createProcessor, processChunks } from "./process-chunks.js";
+import type { StreamSummaryOptions } from "./summarize-stream.js";
+import type { TraceSource } from "./trace-source.js";
+import { type StreamSummary, TraceSummarizer } from "./trace-summarizer.js";
+
+export interface ColumnSummaryOptions extends StreamSummaryOptions {
+  /** Events per batch (default 8,192). */
+  batchSize?: number;
+  /**
+   * The kinds `onEvent` is given (default: all). Events of other kinds are folded from the columns
+   * without an event object.
+   */
+  eventKinds?: readonly EventKind[];
+  /**
+   * Sees each batch after the summary folded it (for figures of the caller's own, read from the
+   * columns). The batch is reused: read it before returning.
+   */
+  onBatch?: (batch: ColumnBatch) => void;
+}
+
+const DEFAULT_BATCH_SIZE = 8192;
+const OP = EVENT_KINDS.indexOf("op");
+const TENSOR = EVENT_KINDS.indexOf("tensor");
+const MEMORY = EVENT_KINDS.indexOf("memory");
+const ALLOC = MEMORY_ACTIONS.indexOf("alloc");
+/** The memory columns the summary reads, by field. */
+const MEMORY_FIELDS = [
+  "timestamp_ns",
+  "tensor_id",
+  "span_id",
+  "op_name",
+  "device",
+  "bytes",
+  "action",
+  "category",
+];
+
+/** Folds the events of column batches into a TraceSummarizer, in file order. */
+export class SummaryFold {
+  readonly #summarizer: TraceSummarizer;
+  readonly #onEvent: ((event: TraceEvent) => void) | undefined;
+  /** Per kind code: whether `onEvent` is given its events. */
+  readonly #seen: boolean[];
+  /** Ops are folded from their span column alone (no rankings, no per-event consumer). */
+  readonly #opsBySpan: boolean;
+  readonly #tensorsBySpan: boolean;
+  readonly #memoryByValues: boolean;
+
+  constructor(summarizer: TraceSummarizer, options: ColumnSummaryOptions) {
+    this.#summarizer = summarizer;
+    this.#onEvent = options.onEvent;
+    const kinds = options.eventKinds;
+    this.#seen = EVENT_KINDS.map(
+      (kind) => options.onEvent !== undefined && (kinds === undefined || kinds.includes(kind)),
+    );
+    this.#opsBySpan = !this.#seen[OP] && options.rankLimit === undefined;
+    this.#tensorsBySpan = !this.#seen[TENSOR];
+    this.#memoryByValues = !this.#seen[MEMORY];
+  }
+
+  add(batch: ColumnBatch): void {
+    const summarizer = this.#summarizer;
+    const onEvent = this.#onEvent;
+    const kinds = batch.kinds;
+    const rows = batch.rows;
+    const strings = batch.strings;
+    const opSpans = (batch.columns[OP] as KindColumns).fields[0]?.values as Int32Array;
+    const tensorSpans = (batch.columns[TENSOR] as KindColumns).fields[0]?.values as Int32Array;
+    const memory = batch.columns[MEMORY] as KindColumns;
+    const [timestamps, tensorIds, spanIds, opNames, devices, bytes, actions, categories] = MEMORY_FIELDS.map(
+      (key) => memory.byKey.get(key) as FieldColumn,
+    ) as FieldColumn[];
+    for (let at = 0; at < batch.size; at++) {
+      const code = kinds[at] as number;
+      if (code === MEMORY && this.#memoryByValues) {
+        const row = rows[at] as number;
+        summarizer.addMemoryValues(
+          batch.u64(timestamps as FieldColumn, row) as U64,
+          strings[(tensorIds as FieldColumn).values[row] as number] as string,
+          strings[(spanIds as FieldColumn).values[row] as number] as string,
+          batch.string(opNames as FieldColumn, row),
+          strings[(devices as FieldColumn).values[row] as number] as string,
+          batch.u64(bytes as FieldColumn, row) as U64,
+          (actions as FieldColumn).values[row] === ALLOC,
+          (categories as FieldColumn).values[row] as number,
+          batch.lines[at] as number,
+        );
+        continue;
+      }
+      if ((code === OP && this.#opsBySpan) || (code === TENSOR && this.#tensorsBySpan)) {
+        // A run of references to one span is folded at once.
+        const spans = code === OP ? opSpans : tensorSpans;
+        const id = spans[rows[at] as number] as number;
+        let count = 1;
+        while (at + 1 < batch.size && kinds[at + 1] === code && spans[rows[at + 1] as number] === id) {
+          count++;
+          at++;
+        }
+        summarizer.addSpanReferences(code === OP ? "op" : "tensor", strings[id] as string, count);
+        continue;
+      }
+      const event = batch.event(at);
+      summarizer.add(event, batch.lines[at], batch.indexes[at]);
+      if (this.#seen[code]) (onEvent as (event: TraceEvent) => void)(event);
+    }
+  }
+}
+
+/**
+ * Streams a trace once through the column reader and returns `summarizeStream`'s figures: the same
+ * summary, health, memory figures, notes and errors.
+ */
+export async function summarizeColumns(
+  source: TraceSource,
+  options: ColumnSummaryOptions = {},
+): Promise<StreamSummary> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
+  const batch = new Columns();
+  const processor = createProcessor(source, options, (event, line, index) =>
+    batch.appendEvent(event, line, index),
+  );
+  processor.intoColumns(batch, canonicalColumnReader(batch));
+  // The processor interns every started span id: the summary shares that table.
+  const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
+  const fold = new SummaryFold(summarizer, options);
+  const onBatch = options.onBatch;
+  const flush = () => {
+    if (batch.size === 0) return;
+    try {
+      fold.add(batch);
+      onBatch?.(batch);
+    } finally {
+      batch.clear();
+    }
+  };
+  const steps = processChunks(source, processor, batchSize);
+  while (true) {
+    let step: IteratorResult<void>;
+    try {
+      step = await steps.next();
+    } catch (error) {
+      // The events before a defect are folded first, as the event path folds them before it throws.
+      flush();
+      throw error;
+    }
+    if (step.done) break;
+    flush();
+  }
+  return summarizer.finish(processor.lineCount);
+}
