@@ -51,6 +51,8 @@ export interface PeakSide {
   bytes: bigint;
   device: string;
   timestamp_ns: bigint;
+  /** Every span path key of the trace (a span holding nothing at the peak still matches). */
+  spans: Set<string>;
   /** The span path of the allocation that reached the peak (the newest live one), if any. */
   span?: string;
   /** By `memoryPartKey`. */
@@ -143,13 +145,15 @@ export class AttributionSideBuilder {
   }
 
   /**
-   * The side. `spanKeyOf` names an allocation's span (any id, also one naming no span); only the
-   * peak device's live allocations are decomposed (the peak is one device's total).
+   * The side. `spanKeyOf` names an allocation's span (any id, also one naming no span), `spanKeys`
+   * are every span's path key; only the peak device's live allocations are decomposed (the peak is
+   * one device's total).
    */
   finish(
     totalNs: U64,
     memory: Pick<MemoryAnalysis, "peak_bytes" | "peak_device" | "peak_timestamp_ns" | "peak_breakdown">,
     spanKeyOf: (spanId: string) => string,
+    spanKeys: Iterable<string>,
   ): AttributionSide {
     const spanSelf = new Map<string, bigint>();
     for (const [key, sum] of this.#self) spanSelf.set(key, sum.value);
@@ -200,6 +204,7 @@ export class AttributionSideBuilder {
       bytes: peakBytes,
       device: memory.peak_device,
       timestamp_ns: BigInt(memory.peak_timestamp_ns),
+      spans: new Set(spanKeys),
       parts,
     };
     if (newest !== undefined) peak.span = newest.span;

@@ -118,7 +118,8 @@ function timeParts(side: AttributionSide): { parts: SidePart[]; selfSum: bigint 
     const masked = maskNumbers(span);
     parts.push({
       keys: [`span\u0000${span}`, `span\u0000${masked}`, undefined],
-      label: `${span} (own time outside ops)`,
+      anchors: [span, masked, undefined],
+      label: `${span}${OWN_TIME}`,
       value: self - (opTime.get(span) ?? 0n),
       count: 0,
     });
@@ -130,6 +131,7 @@ function timeParts(side: AttributionSide): { parts: SidePart[]; selfSum: bigint 
         `op\u0000${maskNumbers(part.span)}\u0000${part.signature}`,
         `op\u0000\u0000${part.signature}`,
       ],
+      anchors: [part.span, maskNumbers(part.span), undefined],
       label: `${part.signature} in ${part.span}`,
       value: part.ns,
       count: part.calls,
@@ -141,7 +143,13 @@ function timeParts(side: AttributionSide): { parts: SidePart[]; selfSum: bigint 
 function attributeTime(before: AttributionSide, after: AttributionSide, limit: number): TimeAttribution {
   const left = timeParts(before);
   const right = timeParts(after);
-  const result = matchParts(left.parts, right.parts, MATCHES.length);
+  const result = matchParts(
+    left.parts,
+    right.parts,
+    MATCHES.length,
+    spanSets(before.span_self.keys()),
+    spanSets(after.span_self.keys()),
+  );
   const total = after.total_ns - before.total_ns;
   const { named, rest } = splitNamed(result.matched, limit);
   const parts = rankOrder(named.map(timePart), (part) => BigInt(part.delta_ns), total).map((part, index) => ({
@@ -197,7 +205,7 @@ function timePart(part: MatchedPart): TimeAttributionPart {
   const row: TimeAttributionPart = {
     rank: 0,
     kind: isOp ? "op" : "span",
-    label: match === "signature" ? `${second} (across spans)` : part.candidateLabel,
+    label: match === "signature" ? `${second} (across spans)` : labelOf(part),
     match,
     baseline_ns: signedInteger(part.baseline),
     candidate_ns: signedInteger(part.candidate),
@@ -206,20 +214,21 @@ function timePart(part: MatchedPart): TimeAttributionPart {
   };
   if (isOp) {
     const signature = second as string;
-    if (match !== "signature") row.span = candidateSpanOf(part.candidateLabel, ` in `, signature);
+    if (match !== "signature") row.span = labelOf(part).slice(signature.length + " in ".length);
     row.op = signature;
     row.baseline_calls = part.baselineCount;
     row.candidate_calls = part.candidateCount;
   } else {
-    row.span = match === "path" ? first : part.candidateLabel.slice(0, -" (own time outside ops)".length);
+    row.span = match === "path" ? first : labelOf(part).slice(0, -OWN_TIME.length);
   }
   return row;
 }
 
-/** The span of a label `<signature> in <span>`. */
-function candidateSpanOf(label: string, separator: string, signature: string): string {
-  return label.slice(signature.length + separator.length);
-}
+const OWN_TIME = " (own time outside ops)";
+
+/** The candidate's label of a matched part, or the baseline's when the candidate has none. */
+const labelOf = (part: MatchedPart): string =>
+  part.candidateLabel !== "" ? part.candidateLabel : part.baselineLabel;
 
 /** A side's memory parts: the peak device's live allocations by (span, category, op). */
 function memoryParts(peak: PeakSide): { parts: SidePart[]; sides: Map<SidePart, MemoryPartSide> } {
@@ -229,6 +238,7 @@ function memoryParts(peak: PeakSide): { parts: SidePart[]; sides: Map<SidePart, 
     const what = `${part.category}\u0000${part.op}`;
     const side: SidePart = {
       keys: [`${part.span}\u0000${what}`, `${maskNumbers(part.span)}\u0000${what}`, `\u0000${what}`],
+      anchors: [part.span, maskNumbers(part.span), undefined],
       label: memoryLabel(part.span, part.category, part.op),
       value: part.bytes,
       count: part.allocations,
@@ -250,10 +260,22 @@ function location(peak: PeakSide): PeakLocation {
   return where;
 }
 
+/** A trace's spans as each round's anchors: the path keys, and the keys with numbers masked. */
+function spanSets(keys: Iterable<string>): Set<string>[] {
+  const exact = new Set(keys);
+  return [exact, new Set([...exact].map(maskNumbers))];
+}
+
 function attributePeak(before: PeakSide, after: PeakSide, limit: number): PeakAttribution {
   const left = memoryParts(before);
   const right = memoryParts(after);
-  const result = matchParts(left.parts, right.parts, MATCHES.length);
+  const result = matchParts(
+    left.parts,
+    right.parts,
+    MATCHES.length,
+    spanSets(before.spans),
+    spanSets(after.spans),
+  );
   const total = after.bytes - before.bytes;
   const { named, rest } = splitNamed(result.matched, limit);
   // The largest allocation of each named part, from the parts it summed (candidate side first).
@@ -274,12 +296,10 @@ function attributePeak(before: PeakSide, after: PeakSide, limit: number): PeakAt
       const op = fields[fields.length - 1] as string;
       const candidateBest = largestOf(matched, right.sides, right.parts);
       const baselineBest = largestOf(matched, left.sides, left.parts);
+      const span = match === "signature" ? undefined : (candidateBest ?? baselineBest)?.span;
       const row: MemoryAttributionPart = {
         rank: 0,
-        label:
-          match === "signature"
-            ? memoryLabel(undefined, category, op)
-            : memoryLabel(candidateBest?.span, category, op),
+        label: memoryLabel(span, category, op),
         category,
         match,
         baseline_bytes: signedInteger(matched.baseline),
@@ -289,7 +309,7 @@ function attributePeak(before: PeakSide, after: PeakSide, limit: number): PeakAt
         baseline_allocations: matched.baselineCount,
         candidate_allocations: matched.candidateCount,
       };
-      if (match !== "signature" && candidateBest !== undefined) row.span = candidateBest.span;
+      if (span !== undefined) row.span = span;
       if (op !== "") row.op = op;
       const best = candidateBest ?? baselineBest;
       if (best !== undefined) {

@@ -16,7 +16,7 @@ export interface ComparisonInputErrorOptions extends CgErrorOptions {
   rule?: string | undefined;
   /** 1-based position of the rule in the rule list. */
   ruleIndex?: number | undefined;
-  /** 1-based character within the rule where parsing failed. */
+  /** 1-based character of the whole rule list where parsing failed. */
   column?: number | undefined;
 }
 

@@ -79,7 +79,7 @@ class RuleFailure extends Error {
 export function parseGateRules(text: string): GateRule[] {
   const rules: GateRule[] = [];
   const pieces = splitRules(text);
-  pieces.forEach(({ rule: raw }, index) => {
+  pieces.forEach(({ rule: raw, column: start }, index) => {
     const lead = raw.length - raw.trimStart().length;
     const rule = raw.trim();
     try {
@@ -87,12 +87,13 @@ export function parseGateRules(text: string): GateRule[] {
       rules.push(parseRule(rule));
     } catch (error) {
       if (!(error instanceof RuleFailure)) throw error;
+      const column = start + lead + error.offset;
       throw new ComparisonInputError({
         code: "bad_rule",
-        message: `rule ${index + 1} of ${pieces.length} (${JSON.stringify(rule)}), at character ${lead + error.offset + 1}: ${error.message}`,
+        message: `rule ${index + 1} of ${pieces.length} (${JSON.stringify(rule)}), at character ${column}: ${error.message}`,
         rule,
         ruleIndex: index + 1,
-        column: lead + error.offset + 1,
+        column,
       });
     }
   });

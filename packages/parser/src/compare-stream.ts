@@ -128,8 +128,15 @@ async function readSide(
     span_totals: spanTotals,
     gradients,
     operators: await operators.accumulated(open, readOptionsOf(options), stream.summary.total_ns),
-    attribution: attribution.finish(stream.summary.total_ns, stream.memory, keyOfSpan),
+    attribution: attribution.finish(stream.summary.total_ns, stream.memory, keyOfSpan, allKeys(table, keys)),
   };
+}
+
+/** Every span's path key (each distinct one once). */
+function allKeys(table: SpanTable, keys: RowKeys): Set<string> {
+  const all = new Set<string>();
+  for (let row = 0; row < table.size; row++) all.add(keys.of(table, row));
+  return all;
 }
 
 /** The fields of an op that attribution keeps while its span path is not final. */

@@ -152,7 +152,12 @@ function spanFigures(
     const key = keys.get(op.span_id);
     if (key !== undefined) builder.addOp(key, op);
   }
-  const attribution = builder.finish(total, memory, (spanId) => keys.get(spanId) ?? unknownSpanKey(spanId));
+  const attribution = builder.finish(
+    total,
+    memory,
+    (spanId) => keys.get(spanId) ?? unknownSpanKey(spanId),
+    keys.values(),
+  );
   return { totals, attribution };
 }
 
