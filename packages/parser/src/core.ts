@@ -6,8 +6,8 @@ export {
   attributeComparison,
 } from "./compare-attribution.js";
 export {
-  formatAttribution,
   type FormatAttributionOptions,
+  formatAttribution,
   formatSignedBytes,
   formatSignedNs,
 } from "./compare-attribution-format.js";
@@ -40,8 +40,20 @@ export {
   type ComparisonInputErrorCode,
   type ComparisonInputErrorOptions,
 } from "./compare-error.js";
-export { evaluateGate, type GateCheck, type GateResult, type GateSide, spanSelected } from "./compare-gate.js";
-export { type GateLimit, type GateMetric, type GateRule, type GateScope, parseGateRules } from "./compare-gate-rules.js";
+export {
+  evaluateGate,
+  type GateCheck,
+  type GateResult,
+  type GateSide,
+  spanSelected,
+} from "./compare-gate.js";
+export {
+  type GateLimit,
+  type GateMetric,
+  type GateRule,
+  type GateScope,
+  parseGateRules,
+} from "./compare-gate-rules.js";
 export { type CompareStreamOptions, compareTraceFiles, streamedSide } from "./compare-stream.js";
 export {
   addGradient,
