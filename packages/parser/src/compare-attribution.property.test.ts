@@ -55,7 +55,9 @@ const traceSpec = fc.record({
 });
 
 /** The trace's text: root s1, measured s2, then the spans (each under an earlier one). */
-function traceText(spec: fc.infer<typeof traceSpec>): string {
+type TraceSpec = typeof traceSpec extends fc.Arbitrary<infer T> ? T : never;
+
+function traceText(spec: TraceSpec): string {
   const lines: object[] = [META];
   lines.push({ kind: "span_start", id: "s1", name: "e", start_ns: 0, span_kind: "function" });
   lines.push({
