@@ -48,6 +48,8 @@ export function formatSignedBytes(value: SignedInteger): string {
 const percent = (value: number | undefined): string =>
   value === undefined ? "new" : `${value >= 0 ? "+" : ""}${value.toFixed(1)}%`;
 const wholePercent = (share: number): string => `${Math.round(share * 100)}%`;
+const namedSum = <T>(parts: readonly T[], delta: (part: T) => SignedInteger): bigint =>
+  parts.reduce((sum, part) => sum + BigInt(delta(part)), 0n);
 
 function timeLine(part: TimeAttributionPart): string {
   const calls =
@@ -67,7 +69,7 @@ function memoryLine(part: MemoryAttributionPart): string {
 
 function timeText(time: TimeAttribution, limit: number): string[] {
   const lines = [
-    `Step time ${formatSignedNs(time.delta_ns)} (${percent(time.delta_percent)}), ${wholePercent(time.named_share)} in named parts:`,
+    `Step time ${formatSignedNs(time.delta_ns)} (${percent(time.delta_percent)}); the named parts ${formatSignedNs(namedSum(time.parts, (part) => part.delta_ns))} (${wholePercent(time.named_share)} of it):`,
   ];
   for (const part of time.parts.slice(0, limit)) lines.push(timeLine(part));
   if (time.parts.length > limit)
@@ -91,7 +93,7 @@ function peakText(peak: PeakAttribution, limit: number): string[] {
         ? ""
         : `; reached in ${peak.candidate_peak.span}`;
   const lines = [
-    `Peak memory ${formatSignedBytes(peak.delta_bytes)} (${percent(peak.delta_percent)}), ${wholePercent(peak.named_share)} in named parts${moved}:`,
+    `Peak memory ${formatSignedBytes(peak.delta_bytes)} (${percent(peak.delta_percent)}); the named parts ${formatSignedBytes(namedSum(peak.parts, (part) => part.delta_bytes))} (${wholePercent(peak.named_share)} of it)${moved}:`,
   ];
   for (const part of peak.parts.slice(0, limit)) lines.push(memoryLine(part));
   if (peak.parts.length > limit)

@@ -41,7 +41,7 @@ export interface UnmatchedTime {
 /** What the named and unmatched parts leave: smaller matched parts, and time outside every span's own time. */
 export interface OtherTime {
   delta_ns: SignedInteger;
-  /** Matched parts beyond the named ones, and their summed delta. */
+  /** Changed matched parts beyond the named ones, and their summed delta. */
   parts: number;
   parts_delta_ns: SignedInteger;
   /** Change of (measured total − summed own time of the measured subtree's spans): overlapping or clamped spans. */

@@ -172,7 +172,7 @@ describe("attributeComparison", () => {
     (slowed[1] as Layer).ops[0] = ["matmul", 2700];
     const text = formatAttribution(attribution(trace(LAYERS), trace(slowed)), { limit: 1 });
     const lines = text.split("\n");
-    expect(lines[0]).toBe("Step time +700 ns (+16.6%), 100% in named parts:");
+    expect(lines[0]).toBe("Step time +700 ns (+16.6%); the named parts +700 ns (100% of it):");
     expect(lines[1]).toMatch(
       /^ {3}1\. +\+700 ns {2}matmul \[4\] f32 cpu in e\/model\/update-000001\/backward \[function\]\/Backward \(1 → 1 calls\)$/,
     );

@@ -70,13 +70,15 @@ function rankOrder<T extends { label: string }>(parts: T[], delta: (part: T) => 
   });
 }
 
-/** The `limit` matched parts of largest |delta| (ties by key), and the rest. */
+/** The `limit` changed parts of largest |delta| (ties by key), and the other changed ones; unchanged parts add nothing. */
 function splitNamed(matched: MatchedPart[], limit: number): { named: MatchedPart[]; rest: MatchedPart[] } {
-  const sorted = [...matched].sort((left, right) => {
-    const a = abs(left.candidate - left.baseline);
-    const b = abs(right.candidate - right.baseline);
-    return a > b ? -1 : a < b ? 1 : left.key < right.key ? -1 : left.key > right.key ? 1 : 0;
-  });
+  const sorted = matched
+    .filter((part) => part.candidate !== part.baseline)
+    .sort((left, right) => {
+      const a = abs(left.candidate - left.baseline);
+      const b = abs(right.candidate - right.baseline);
+      return a > b ? -1 : a < b ? 1 : left.key < right.key ? -1 : left.key > right.key ? 1 : 0;
+    });
   return { named: sorted.slice(0, limit), rest: sorted.slice(limit) };
 }
 
