@@ -134,6 +134,6 @@ export interface ComparisonAttribution {
 }
 
 export interface AttributionOptions {
-  /** Most named parts in each half (default 10); the rest go into `other`. */
+  /** Most named parts in each half (default 20); the rest go into `other`. */
   partLimit?: number;
 }

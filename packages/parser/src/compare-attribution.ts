@@ -55,7 +55,7 @@ export function attributeComparison(
       message: `attribution: the ${before === undefined ? "baseline" : "candidate"} side carries no attribution inputs (build it with documentSide or streamedSide)`,
     });
   }
-  const limit = Math.max(0, options.partLimit ?? 10);
+  const limit = Math.max(0, options.partLimit ?? 20);
   return { time: attributeTime(before, after, limit), peak: attributePeak(before.peak, after.peak, limit) };
 }
 

@@ -87,7 +87,7 @@ export interface CompareOptions extends HealthOptions {
   operatorLimit?: number;
   /** Operator deltas per op name and these fields (default: op name only). */
   operatorGroupBy?: readonly OperatorGroupField[];
-  /** Most named parts in each half of the attribution (default 10). */
+  /** Most named parts in each half of the attribution (default 20). */
   attributionLimit?: number;
   /** Gate rules (`parseGateRules`) checked against the comparison; the result is `gate`. */
   failOn?: readonly GateRule[];
