@@ -211,3 +211,33 @@ export class AttributionSideBuilder {
     return { total_ns: BigInt(totalNs), span_self: spanSelf, ops, peak };
   }
 }
+
+/** Span path keys by span row, computed once per row and held once per distinct key. */
+export class SpanKeyCache {
+  #ofRow = new Int32Array(1024).fill(-1);
+  readonly #ids = new Map<string, number>();
+  readonly #keys: string[] = [];
+
+  /** The key of `row`, made by `make` the first time. */
+  of(row: number, make: (row: number) => string): string {
+    if (row < this.#ofRow.length && (this.#ofRow[row] as number) >= 0) {
+      return this.#keys[this.#ofRow[row] as number] as string;
+    }
+    const key = make(row);
+    let id = this.#ids.get(key);
+    if (id === undefined) {
+      id = this.#keys.length;
+      this.#ids.set(key, id);
+      this.#keys.push(key);
+    }
+    if (row >= this.#ofRow.length) {
+      let capacity = this.#ofRow.length * 2;
+      while (capacity <= row) capacity *= 2;
+      const grown = new Int32Array(capacity).fill(-1);
+      grown.set(this.#ofRow);
+      this.#ofRow = grown;
+    }
+    this.#ofRow[row] = id;
+    return this.#keys[id] as string;
+  }
+}

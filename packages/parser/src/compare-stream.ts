@@ -5,7 +5,7 @@
 // totals too), a few typed columns per span and a row per operator (no per-op durations: a
 // comparison needs no percentiles).
 import type { OpEvent, TraceEvent } from "@cg/schema";
-import { type AttributedOp, AttributionSideBuilder } from "./compare-attribution-side.js";
+import { type AttributedOp, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
 import {
   addGradient,
   type CompareOptions,
@@ -70,7 +70,7 @@ async function readSide(
   const opTotals = new SpanOpTotals();
   const earlyOps = new Map<string, bigint>();
   const attribution = new AttributionSideBuilder();
-  const keys = new RowKeys();
+  const keys = new SpanKeyCache();
   // Ops whose span path is not final yet (an op before its span, a parent that starts late).
   const pendingOps: { spanId: string; op: AttributedOp }[] = [];
   const onEvent = (event: TraceEvent): void => {
@@ -81,7 +81,10 @@ async function readSide(
       if (row >= 0 && row < table.size) opTotals.add(row, event.duration_ns, 0);
       else earlyOps.set(event.span_id, (earlyOps.get(event.span_id) ?? 0n) + BigInt(event.duration_ns));
       if (row >= 0 && row < table.size && spans.pathOf(event.span_id) !== undefined) {
-        attribution.addOp(keys.of(table, row), event);
+        attribution.addOp(
+          keys.of(row, (at) => tableKey(table, at)),
+          event,
+        );
       } else {
         pendingOps.push({ spanId: event.span_id, op: attributedOp(event) });
       }
@@ -107,18 +110,22 @@ async function readSide(
   const spanTotals = new Map<string, bigint>();
   for (let row = 0; row < table.size; row++) {
     if (inside[row] === 0) continue;
-    const key = keys.of(table, row);
+    const key = keys.of(row, (at) => tableKey(table, at));
     spanTotals.set(key, (spanTotals.get(key) ?? 0n) + total(row));
     attribution.addSpan(key, selfTime(row));
   }
   for (const { spanId, op } of pendingOps) {
     const row = table.ids.get(spanId);
-    if (row >= 0 && row < table.size) attribution.addOp(keys.of(table, row), op);
+    if (row >= 0 && row < table.size)
+      attribution.addOp(
+        keys.of(row, (at) => tableKey(table, at)),
+        op,
+      );
   }
   pendingOps.length = 0;
   const keyOfSpan = (spanId: string): string => {
     const row = table.ids.get(spanId);
-    return row >= 0 && row < table.size ? keys.of(table, row) : unknownSpanKey(spanId);
+    return row >= 0 && row < table.size ? keys.of(row, (at) => tableKey(table, at)) : unknownSpanKey(spanId);
   };
   return {
     run: stream.run,
@@ -133,9 +140,9 @@ async function readSide(
 }
 
 /** Every span's path key (each distinct one once). */
-function allKeys(table: SpanTable, keys: RowKeys): Set<string> {
+function allKeys(table: SpanTable, keys: SpanKeyCache): Set<string> {
   const all = new Set<string>();
-  for (let row = 0; row < table.size; row++) all.add(keys.of(table, row));
+  for (let row = 0; row < table.size; row++) all.add(keys.of(row, (at) => tableKey(table, at)));
   return all;
 }
 
@@ -150,35 +157,10 @@ function attributedOp(op: OpEvent): AttributedOp {
   };
 }
 
-/** Span path keys by table row, computed once per row and shared as interned strings. */
-class RowKeys {
-  #ofRow = new Int32Array(1024).fill(-1);
-  readonly #ids = new Map<string, number>();
-  readonly #keys: string[] = [];
-
-  of(table: SpanTable, row: number): string {
-    if (row < this.#ofRow.length && (this.#ofRow[row] as number) >= 0) {
-      return this.#keys[this.#ofRow[row] as number] as string;
-    }
-    const key = spanPathKey({ path: spanPath(table, row), kind: table.kind(row), step: table.step(row) });
-    let id = this.#ids.get(key);
-    if (id === undefined) {
-      id = this.#keys.length;
-      this.#ids.set(key, id);
-      this.#keys.push(key);
-    }
-    if (row >= this.#ofRow.length) {
-      let capacity = this.#ofRow.length * 2;
-      while (capacity <= row) capacity *= 2;
-      const grown = new Int32Array(capacity).fill(-1);
-      grown.set(this.#ofRow);
-      this.#ofRow = grown;
-    }
-    this.#ofRow[row] = id;
-    return key;
-  }
+/** A table row's span path key. */
+function tableKey(table: SpanTable, row: number): string {
+  return spanPathKey({ path: spanPath(table, row), kind: table.kind(row), step: table.step(row) });
 }
-
 /**
  * Compares two traces read as streams, one after the other: equal to `compareTraces` on their
  * documents. `openBaseline` / `openCandidate` give each trace's bytes (a path, or a fresh stream).

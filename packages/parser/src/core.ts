@@ -19,6 +19,7 @@ export {
   type OpPartSide,
   opSignature,
   type PeakSide,
+  SpanKeyCache,
 } from "./compare-attribution-side.js";
 export type {
   AttributionMatch,
