@@ -16,7 +16,8 @@ function command(kind: "error" | "notice", title: string, message: string): stri
 const percent = (value: number | undefined): string =>
   value === undefined ? "new" : `${value >= 0 ? "+" : ""}${value.toFixed(1)}%`;
 
-function checkText(check: GateCheck): string {
+/** A gate check in one line: subject, metric, delta (and %), baseline → candidate. */
+export function checkText(check: GateCheck): string {
   const format = check.metric === "time" ? formatSignedNs : formatSignedBytes;
   return `${check.subject} ${check.metric} ${format(check.delta)} (${percent(check.delta_percent)}), ${format(check.baseline).slice(1)} → ${format(check.candidate).slice(1)}`;
 }
@@ -62,5 +63,3 @@ export function githubAnnotations(comparison: Comparison): string {
     )
     .join("");
 }
-
-export { checkText };
