@@ -83,13 +83,20 @@ describe("cg-trace commands (in process)", () => {
     ]);
     expect(same.exitCode).toBe(0);
     expect(JSON.parse(same.stdout)).toMatchObject({ comparable: true, total_delta_ns: 0 });
-    const different = await runInProcess([
-      "compare",
-      fixture("valid/golden-train.jsonl"),
-      fixture("health/h07-root-count.jsonl"),
-    ]);
-    expect(different.exitCode).toBe(0);
-    expect(different.stdout).toContain("NOT COMPARABLE");
+    const pair = [fixture("valid/golden-train.jsonl"), fixture("health/h07-root-count.jsonl")];
+    const different = await runInProcess(["compare", ...pair]);
+    expect(different.exitCode).toBe(2);
+    expect(different.stdout).toBe("");
+    expect(different.stderr).toMatch(
+      /^cg-trace: compare: the traces are not comparable: candidate trace is structurally untrusted.* \(--force compares them anyway\)\n$/,
+    );
+    const forced = await runInProcess(["compare", ...pair, "--force"]);
+    expect(forced.exitCode).toBe(0);
+    expect(forced.stdout).toContain("NOT COMPARABLE");
+    expect(forced.stdout).toContain("What explains the change");
+    const annotated = await runInProcess(["compare", ...pair, "--format", "github"]);
+    expect(annotated.exitCode).toBe(2);
+    expect(annotated.stdout).toMatch(/^::error title=cg-trace compare%3A not comparable::candidate trace is structurally untrusted/);
   });
 
   it("convert writes a Perfetto file that follows every rule", async () => {

@@ -150,12 +150,20 @@ describe("cg-trace (built binary)", () => {
     expect(summary.stdout).toMatch(/Top operators by total time \(top 3 of \d+\)/);
     const summaryJson = JSON.parse(cgTrace(["summary", trace, "--json", "--limit", "3"]).stdout);
     expect(summaryJson.top_operators.operators).toEqual(rows.slice(0, 3));
-    const compare = JSON.parse(cgTrace(["compare", trace, "ops-b/application.jsonl", "--json"]).stdout);
+    // Three steps capture a later update (other warm-up steps): not comparable, compared with --force.
+    const refused = cgTrace(["compare", trace, "ops-b/application.jsonl", "--json"]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain("warmup_steps differs: baseline 1, candidate 2");
+    const compare = JSON.parse(
+      cgTrace(["compare", trace, "ops-b/application.jsonl", "--json", "--force"]).stdout,
+    );
     const momentum = compare.operators.deltas.find(
       (delta: { op_name: string }) => delta.op_name === "sgd_momentum",
     );
     expect(momentum).toMatchObject({ status: "both", baseline_calls: 4, candidate_calls: 4, calls_delta: 0 });
-    expect(cgTrace(["compare", trace, "ops-b/application.jsonl"]).stdout).toContain("Operator deltas");
+    expect(cgTrace(["compare", trace, "ops-b/application.jsonl", "--force"]).stdout).toContain(
+      "Operator deltas",
+    );
   });
 
   it("queries, compares and converts", () => {

@@ -18,7 +18,7 @@ import {
   type TraceDocument,
 } from "@cg/trace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderComparison } from "../src/commands/compare.js";
+import { renderAttribution, renderComparison } from "../src/commands/compare.js";
 import { stringifyJson } from "../src/format/json-output.js";
 import { createStyle } from "../src/format/style.js";
 import { renderHealth } from "../src/views/render-health.js";
@@ -123,11 +123,12 @@ describe("compare streams both traces (in process, every fixture against the nex
       for (const groupBy of [[], ["shape", "path"]] as OperatorGroupField[][]) {
         const expected = compareTraces(baseline.document, candidate.document, { operatorGroupBy: groupBy });
         const grouping = groupBy.length > 0 ? ["--group-by", groupBy.join(",")] : [];
-        const json = await runInProcess(["compare", baseline.path, candidate.path, "--json", ...grouping]);
+        const force = expected.comparable ? [] : ["--force"];
+        const json = await runInProcess(["compare", baseline.path, candidate.path, "--json", ...grouping, ...force]);
         expect(json.exitCode, json.stderr).toBe(0);
         expect(json.stdout).toBe(`${stringifyJson(expected)}\n`);
-        const text = await runInProcess(["compare", baseline.path, candidate.path, ...grouping]);
-        expect(text.stdout).toBe(renderComparison(expected, style));
+        const text = await runInProcess(["compare", baseline.path, candidate.path, ...grouping, ...force]);
+        expect(text.stdout).toBe(renderComparison(expected, style) + renderAttribution(expected, style));
       }
     }
   });
@@ -257,7 +258,7 @@ describe("the built binary streams every kind", () => {
     const grouped = runBinary(["query", generated, "--kind", "ops", "--group-by", "path,dtype", "--json"]);
     expect(grouped.stdout).toBe(documentOutput(document, "ops", 50, true, ["path", "dtype"]));
     const golden = join(fixturesDir, "valid/golden-train.jsonl");
-    const compared = runBinary(["compare", golden, generated, "--group-by", "path", "--json"]);
+    const compared = runBinary(["compare", golden, generated, "--group-by", "path", "--json", "--force"]);
     expect(compared.status, compared.stderr).toBe(0);
     const expected = compareTraces(await parseTrace(golden), document, { operatorGroupBy: ["path"] });
     expect(compared.stdout).toBe(`${stringifyJson(expected)}\n`);

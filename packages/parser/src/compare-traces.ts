@@ -4,6 +4,12 @@
 import { analyzeMemory } from "@cg/memory";
 import type { GradientEvent } from "@cg/schema";
 import { compareCodePoints, type GradientState, type RunMetadata, type U64, u64ToBigInt } from "@cg/schema";
+import { attributeComparison } from "./compare-attribution.js";
+import { type AttributionSide, AttributionSideBuilder } from "./compare-attribution-side.js";
+import type { ComparisonAttribution } from "./compare-attribution-types.js";
+import { ComparisonInputError } from "./compare-error.js";
+import { evaluateGate, type GateResult } from "./compare-gate.js";
+import type { GateRule } from "./compare-gate-rules.js";
 import { analyzeHealth, type HealthOptions } from "./health.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
 import { type OperatorGroupField, type OperatorTable, operatorTable } from "./operator-stats.js";
@@ -66,6 +72,10 @@ export interface Comparison {
   gradient_changes: GradientChange[];
   /** Per-operator deltas of calls, total and mean time, and operators that appeared or disappeared. */
   operators: OperatorComparison;
+  /** Which spans, ops, categories and allocations explain the time and peak deltas (when both sides carry attribution inputs). */
+  attribution?: ComparisonAttribution;
+  /** The gate's checks, when rules were given (`CompareOptions.failOn`). */
+  gate?: GateResult;
 }
 
 export interface CompareOptions extends HealthOptions {
@@ -77,6 +87,10 @@ export interface CompareOptions extends HealthOptions {
   operatorLimit?: number;
   /** Operator deltas per op name and these fields (default: op name only). */
   operatorGroupBy?: readonly OperatorGroupField[];
+  /** Most named parts in each half of the attribution (default 20). */
+  attributionLimit?: number;
+  /** Gate rules (`parseGateRules`) checked against the comparison; the result is `gate`. */
+  failOn?: readonly GateRule[];
 }
 
 /** What a comparison needs of one trace: from a document here, or from a stream (`compareTraceFiles`). */
@@ -91,6 +105,8 @@ export interface ComparisonSide {
   gradients: Map<string, GradientSide>;
   /** The full operator table (no limit), grouped as the comparison asks; no percentiles (unused). */
   operators: OperatorTable;
+  /** What attribution and the gate need (own times, op times by path and signature, the peak's live set). */
+  attribution?: AttributionSide;
 }
 
 function signed(value: bigint): SignedInteger {
@@ -114,16 +130,39 @@ export function spanPathKey(cost: {
   return cost.step === undefined ? key : key + STEP_SUFFIX[cost.step];
 }
 
-function aggregateSpans(document: TraceDocument, options: HealthOptions): Map<string, bigint> {
+/** Per-path span totals and the attribution inputs of a document, from one span cost table. */
+function spanFigures(
+  document: TraceDocument,
+  options: HealthOptions,
+  memory: ReturnType<typeof analyzeMemory>,
+  total: U64,
+): { totals: Map<string, bigint>; attribution: AttributionSide } {
   const totals = new Map<string, bigint>();
+  const builder = new AttributionSideBuilder();
+  const keys = new Map<string, string>();
   const costs = spanCosts(document, options.compat === undefined ? {} : { compat: options.compat });
   for (const cost of costs) {
-    if (!cost.in_measured_subtree) continue;
     const key = spanPathKey(cost);
+    keys.set(cost.id, key);
+    if (!cost.in_measured_subtree) continue;
     totals.set(key, (totals.get(key) ?? 0n) + u64ToBigInt(cost.total_ns));
+    builder.addSpan(key, cost.self_ns);
   }
-  return totals;
+  for (const op of document.ops) {
+    const key = keys.get(op.span_id);
+    if (key !== undefined) builder.addOp(key, op);
+  }
+  const attribution = builder.finish(
+    total,
+    memory,
+    (spanId) => keys.get(spanId) ?? unknownSpanKey(spanId),
+    keys.values(),
+  );
+  return { totals, attribution };
 }
+
+/** The key of an allocation's span id that names no span. */
+export const unknownSpanKey = (spanId: string): string => `(span ${spanId}, not in the trace)`;
 
 /** Records a gradient fact (a later fact of the same parameter replaces an earlier one). */
 export function addGradient(map: Map<string, GradientSide>, gradient: GradientEvent): void {
@@ -142,17 +181,21 @@ export function documentSide(document: TraceDocument, options: CompareOptions = 
   const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
   const gradients = new Map<string, GradientSide>();
   for (const gradient of document.gradients) addGradient(gradients, gradient);
+  const memory = analyzeMemory(
+    { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
+    { timeline: false },
+  );
+  const total = measuredTotal(document.spans);
+  const { totals, attribution } = spanFigures(document, healthOptions, memory, total);
   return {
     run: document.run,
     trusted: analyzeHealth(document, healthOptions).trusted,
-    total_ns: measuredTotal(document.spans),
-    peak_bytes: analyzeMemory(
-      { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
-      { timeline: false },
-    ).peak_bytes,
-    span_totals: aggregateSpans(document, healthOptions),
+    total_ns: total,
+    peak_bytes: memory.peak_bytes,
+    span_totals: totals,
     gradients,
     operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [], percentiles: false }),
+    attribution,
   };
 }
 
@@ -291,6 +334,33 @@ export function compareSidesWith(
     gradient_changes: gradientChanges,
     operators,
   };
+  if (baseline.attribution !== undefined && candidate.attribution !== undefined) {
+    comparison.attribution = attributeComparison(
+      baseline,
+      candidate,
+      options.attributionLimit === undefined ? {} : { partLimit: options.attributionLimit },
+    );
+  }
+  if (options.failOn !== undefined) {
+    if (baseline.attribution === undefined || candidate.attribution === undefined) {
+      throw new ComparisonInputError({
+        code: "no_attribution_inputs",
+        message:
+          "gate: a comparison side carries no attribution inputs (build it with documentSide or streamedSide)",
+      });
+    }
+    const gateSide = (side: Omit<ComparisonSide, "operators">, attribution: AttributionSide) => ({
+      total_ns: u64ToBigInt(side.total_ns),
+      peak_bytes: u64ToBigInt(side.peak_bytes),
+      span_totals: side.span_totals,
+      attribution,
+    });
+    comparison.gate = evaluateGate(
+      options.failOn,
+      gateSide(baseline, baseline.attribution),
+      gateSide(candidate, candidate.attribution),
+    );
+  }
   const totalPercent = percent(totalDelta, baseTotal);
   if (totalPercent !== undefined) comparison.total_delta_percent = totalPercent;
   const peakPercent = percent(peakDelta, basePeak);

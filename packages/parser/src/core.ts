@@ -1,7 +1,61 @@
 // `@cg/parser/core`: the reader, health, summaries, queries and comparison without any Node module
 // (browsers, workers, edge runtimes). Sources are `{ text }`, bytes, a web `ReadableStream` or an
 // (async) iterable of chunks; the root entry `@cg/parser` adds file paths.
-export { type CompareStreamOptions, compareTraceFiles } from "./compare-stream.js";
+export {
+  type AttributionSides,
+  attributeComparison,
+} from "./compare-attribution.js";
+export {
+  type FormatAttributionOptions,
+  formatAttribution,
+  formatSignedBytes,
+  formatSignedNs,
+} from "./compare-attribution-format.js";
+export {
+  type AttributedOp,
+  type AttributionSide,
+  AttributionSideBuilder,
+  type MemoryPartSide,
+  type OpPartSide,
+  opSignature,
+  type PeakSide,
+  SpanKeyCache,
+} from "./compare-attribution-side.js";
+export type {
+  AttributionMatch,
+  AttributionOptions,
+  CategoryDelta,
+  ComparisonAttribution,
+  MemoryAttributionPart,
+  OtherMemory,
+  OtherTime,
+  PeakAttribution,
+  PeakLocation,
+  TimeAttribution,
+  TimeAttributionPart,
+  UnmatchedMemory,
+  UnmatchedTime,
+} from "./compare-attribution-types.js";
+export {
+  ComparisonInputError,
+  type ComparisonInputErrorCode,
+  type ComparisonInputErrorOptions,
+} from "./compare-error.js";
+export {
+  evaluateGate,
+  type GateCheck,
+  type GateResult,
+  type GateSide,
+  spanSelected,
+} from "./compare-gate.js";
+export {
+  type GateLimit,
+  type GateMetric,
+  type GateRule,
+  type GateScope,
+  parseGateRules,
+} from "./compare-gate-rules.js";
+export { type CompareStreamOptions, compareTraceFiles, streamedSide } from "./compare-stream.js";
 export {
   addGradient,
   type ComparedRun,
@@ -17,6 +71,7 @@ export {
   type SignedInteger,
   type SpanDelta,
   spanPathKey,
+  unknownSpanKey,
 } from "./compare-traces.js";
 export {
   analyzeHealth,

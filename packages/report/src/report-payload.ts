@@ -252,4 +252,39 @@ export interface ComparisonReport {
   peak_delta_bytes: ExactNumber;
   paths: PathDeltaRow[];
   gradient_changes: GradientChangeRow[];
+  /** Which spans, ops, categories and allocations explain the deltas (the parser's attribution). */
+  attribution?: AttributionReport;
+}
+
+/** A named part of a delta (ns for time, bytes for the peak). */
+export interface AttributionPartRow {
+  rank: number;
+  label: string;
+  baseline: ExactNumber;
+  candidate: ExactNumber;
+  delta: ExactNumber;
+  /** delta ÷ the total delta. */
+  share: number;
+  /** Calls, or allocations and the largest one. */
+  detail: string;
+}
+
+/** One half of the attribution: its parts, and the unmatched and other rows (all add up to `delta`). */
+export interface AttributionHalfReport {
+  delta: ExactNumber;
+  delta_percent?: number;
+  named_share: number;
+  parts: AttributionPartRow[];
+  unmatched: { delta: ExactNumber; parts: number; largest: string[] };
+  other: { delta: ExactNumber; parts: number; parts_delta: ExactNumber; structure_delta: ExactNumber };
+}
+
+export interface AttributionReport {
+  time: AttributionHalfReport;
+  peak: AttributionHalfReport & {
+    moved: boolean;
+    baseline_span?: string;
+    candidate_span?: string;
+    by_category: { category: string; baseline: ExactNumber; candidate: ExactNumber; delta: ExactNumber }[];
+  };
 }

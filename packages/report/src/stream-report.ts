@@ -4,6 +4,7 @@
 // device samples; the second, once the flame chart's spans are chosen, their op marks and the
 // operator table (8 bytes per op for exact percentiles). Memory grows with spans and ops, not the file.
 import {
+  AttributionSideBuilder,
   addGradient,
   type ComparisonSide,
   type GradientSide,
@@ -11,10 +12,12 @@ import {
   type ReadOptions,
   readTraceBatches,
   SpanCostCollector,
+  SpanKeyCache,
   type StreamSummaryOptions,
   spanPathKey,
   summarizeStream,
   type TraceSource,
+  unknownSpanKey,
 } from "@cg/parser";
 import { GradientCollector } from "./build-gradients.js";
 import { planTimeline, TimelineOpCollector } from "./build-timeline.js";
@@ -63,6 +66,13 @@ export async function streamTraceReport(
   // neither read holds all the aggregates at once.
   const ops = new TimelineOpCollector(plan, limits);
   const operators = new OperatorAccumulator();
+  // What the comparison's attribution needs: own times, op times by span path key and signature.
+  const attribution = new AttributionSideBuilder();
+  const keys = new SpanKeyCache();
+  const keyOf = (row: number): string =>
+    keys.of(row, (at) =>
+      spanPathKey({ path: spanCosts.path(at), kind: spanCosts.kind(at), step: spanCosts.step(at) }),
+    );
   const measuredSpans = new Set<string>();
   // The reader's own options only: diagnostics were reported by the first read, which checked
   // every line; this one decodes only the span and op lines (tensor and memory lines, three in
@@ -75,7 +85,11 @@ export async function streamTraceReport(
   for await (const batch of readTraceBatches(read(), { ...readOptions, batchSize: 256 })) {
     for (const { event } of batch) {
       operators.addEvent(event, measuredSpans);
-      if (event.kind === "op") ops.push(event);
+      if (event.kind === "op") {
+        ops.push(event);
+        const row = spanCosts.rowOf(event.span_id);
+        if (row >= 0) attribution.addOp(keyOf(row), event);
+      }
     }
   }
 
@@ -94,14 +108,13 @@ export async function streamTraceReport(
   };
   // What a comparison needs of this trace (the parser's `documentSide`, from the streamed figures).
   const spanTotals = new Map<string, bigint>();
+  const allKeys = new Set<string>();
   for (let row = 0; row < spanCosts.size; row++) {
+    const key = keyOf(row);
+    allKeys.add(key);
     if (!spanCosts.inMeasuredSubtree(row)) continue;
-    const key = spanPathKey({
-      path: spanCosts.path(row),
-      kind: spanCosts.kind(row),
-      step: spanCosts.step(row),
-    });
     spanTotals.set(key, (spanTotals.get(key) ?? 0n) + BigInt(spanCosts.totalNs(row)));
+    attribution.addSpan(key, spanCosts.selfNs(row));
   }
   const side: ComparisonSide = {
     run: streamed.run,
@@ -111,6 +124,15 @@ export async function streamTraceReport(
     span_totals: spanTotals,
     gradients: gradientFacts,
     operators: operatorTable,
+    attribution: attribution.finish(
+      streamed.summary.total_ns,
+      streamed.memory,
+      (spanId) => {
+        const row = spanCosts.rowOf(spanId);
+        return row >= 0 ? keyOf(row) : unknownSpanKey(spanId);
+      },
+      allKeys,
+    ),
   };
   return { report: buildTraceReport(inputs, plan, ops, label, limits), side };
 }

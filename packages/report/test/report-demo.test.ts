@@ -104,6 +104,19 @@ describe("report of a demo training run", () => {
     await expect(deltas.count()).resolves.toBe(comparison.span_deltas.length);
     await expect(deltas.first().locator("td.worse").count()).resolves.toBe(1);
     await expect(page.locator("#panel-comparison").textContent()).resolves.toContain("model/block.3.bias");
+    // The attribution: every named part, then the unmatched and other rows, the first part first.
+    const attribution = comparison.attribution;
+    if (attribution === undefined) throw new Error("no attribution");
+    const timeRows = page.getByTestId("attribution-time-parts").locator("tbody tr");
+    await expect(timeRows.count()).resolves.toBe(attribution.time.parts.length + 2);
+    await expect(timeRows.first().textContent()).resolves.toContain(attribution.time.parts[0]?.label);
+    await expect(timeRows.nth(attribution.time.parts.length).textContent()).resolves.toContain("unmatched");
+    const peakRows = page.getByTestId("attribution-peak-parts").locator("tbody tr");
+    await expect(peakRows.count()).resolves.toBe(attribution.peak.parts.length + 2);
+    // The extra activation is freed before the peak, which both traces reach in the optimizer.
+    await expect(page.getByTestId("attribution-peak").textContent()).resolves.toMatch(
+      /^Peak memory 0 B \(0\.0%\): the named parts hold 0% of it\. Both peaks are reached in .*adamw \[function\]\/Optimizer\.$/,
+    );
     await screenshot(page, "demo-comparison");
     expect(problems).toEqual([]);
     await page.close();

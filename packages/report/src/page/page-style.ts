@@ -62,6 +62,11 @@ button.sort { font: inherit; font-weight: 600; background: none; border: none; c
 th[aria-sort="ascending"] button.sort::after { content: " ▲"; } th[aria-sort="descending"] button.sort::after { content: " ▼"; }
 .state-bad { color: var(--bad); font-weight: 600; } .state-ok { color: var(--ok); }
 td.worse { color: var(--bad); } td.better { color: var(--ok); }
+table.attribution th { white-space: nowrap; }
+table.attribution td.attr-label { max-width: 46em; overflow-wrap: anywhere; }
+table.attribution tr.attr-rest td { color: var(--muted); font-style: italic; }
+.attr-track { width: 120px; height: 10px; background: rgba(127, 127, 127, 0.15); border-radius: 2px; }
+.attr-bar { height: 10px; border-radius: 2px; } .attr-bar.worse { background: var(--bad); } .attr-bar.better { background: var(--ok); }
 svg.chart { display: block; max-width: 100%; }
 svg .grid { stroke: var(--grid); } svg .axis { fill: var(--muted); font-size: 11px; }
 svg .area { opacity: 0.85; } svg .line { fill: none; stroke-width: 2; }

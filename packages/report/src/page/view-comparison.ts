@@ -1,5 +1,11 @@
 // Runs in the report page (inlined through its source text): baseline versus candidate.
-import type { GradientChangeRow, PathDeltaRow, ReportPayload } from "../report-payload.js";
+import type {
+  AttributionHalfReport,
+  AttributionPartRow,
+  GradientChangeRow,
+  PathDeltaRow,
+  ReportPayload,
+} from "../report-payload.js";
 import type { PageHelpers } from "./page-helpers.js";
 
 export function renderComparison(container: HTMLElement, payload: ReportPayload, helpers: PageHelpers): void {
@@ -46,6 +52,158 @@ export function renderComparison(container: HTMLElement, payload: ReportPayload,
     ]),
   );
   container.append(helpers.section("Comparison", header));
+
+  // What explains each delta: ranked parts with a bar for their size, then the unmatched and other
+  // rows; the rows add up to the delta exactly.
+  function attributionTable(
+    half: AttributionHalfReport,
+    format: (value: number | string) => string,
+    testId: string,
+    caption: string,
+  ): HTMLElement {
+    let largest = 0;
+    for (const part of half.parts) largest = Math.max(largest, Math.abs(helpers.toNumber(part.delta)));
+    largest = Math.max(
+      largest,
+      Math.abs(helpers.toNumber(half.unmatched.delta)),
+      Math.abs(helpers.toNumber(half.other.delta)),
+    );
+    function row(
+      rank: string,
+      label: string,
+      delta: number | string,
+      share: string,
+      sides: string,
+      detail: string,
+      kind: string,
+    ) {
+      const value = helpers.toNumber(delta);
+      const width =
+        largest === 0 ? 0 : Math.max(value === 0 ? 0 : 1, Math.round((Math.abs(value) / largest) * 100));
+      const bar = element("div", { class: "attr-track" }, [
+        element("div", {
+          class: "attr-bar " + (value > 0 ? "worse" : "better"),
+          style: "width: " + width + "%",
+        }),
+      ]);
+      return element("tr", { class: kind }, [
+        element("td", { class: "num" }, [rank]),
+        element("td", { class: "attr-label" }, [label]),
+        element("td", { class: "num " + (value > 0 ? "worse" : value < 0 ? "better" : "") }, [format(delta)]),
+        element("td", {}, [bar]),
+        element("td", { class: "num" }, [share]),
+        element("td", { class: "num" }, [sides]),
+        element("td", {}, [detail]),
+      ]);
+    }
+    const total = helpers.toNumber(half.delta);
+    const shareOf = (value: number | string) =>
+      total === 0 ? "" : ((helpers.toNumber(value) / total) * 100).toFixed(1) + "%";
+    const body = element("tbody");
+    for (const part of half.parts as AttributionPartRow[]) {
+      body.append(
+        row(
+          String(part.rank),
+          part.label,
+          part.delta,
+          shareOf(part.delta),
+          format(part.baseline).replace(/^\+/, "") + " → " + format(part.candidate).replace(/^\+/, ""),
+          part.detail,
+          "attr-part",
+        ),
+      );
+    }
+    body.append(
+      row(
+        "",
+        "unmatched: " + half.unmatched.parts + " parts on one side only",
+        half.unmatched.delta,
+        shareOf(half.unmatched.delta),
+        "",
+        half.unmatched.largest.join("; "),
+        "attr-rest",
+      ),
+    );
+    body.append(
+      row(
+        "",
+        "other: " + half.other.parts + " smaller parts",
+        half.other.delta,
+        shareOf(half.other.delta),
+        "",
+        "smaller parts " +
+          format(half.other.parts_delta) +
+          ", outside the parts " +
+          format(half.other.structure_delta),
+        "attr-rest",
+      ),
+    );
+    const head = element("thead", {}, [
+      element(
+        "tr",
+        {},
+        ["#", "Part", "Delta", "", "Share", "Baseline → candidate", "Detail"].map((title) =>
+          element("th", {}, [title]),
+        ),
+      ),
+    ]);
+    return element("table", { class: "attribution", "data-testid": testId }, [
+      element("caption", {}, [caption]),
+      head,
+      body,
+    ]);
+  }
+
+  const attribution = comparison.attribution;
+  if (attribution) {
+    const peak = attribution.peak;
+    const children: Array<Node | string> = [
+      element("p", { "data-testid": "attribution-time" }, [
+        "Step time " +
+          helpers.formatSignedDuration(attribution.time.delta) +
+          percent(attribution.time.delta_percent) +
+          ": the named parts hold " +
+          Math.round(attribution.time.named_share * 100) +
+          "% of it.",
+      ]),
+      attributionTable(
+        attribution.time,
+        helpers.formatSignedDuration,
+        "attribution-time-parts",
+        "Each op signature's time in a span, and each span's own time outside its ops",
+      ),
+      element("p", { "data-testid": "attribution-peak" }, [
+        "Peak memory " +
+          helpers.formatSignedBytes(peak.delta) +
+          percent(peak.delta_percent) +
+          ": the named parts hold " +
+          Math.round(peak.named_share * 100) +
+          "% of it." +
+          (peak.moved && peak.baseline_span !== undefined && peak.candidate_span !== undefined
+            ? " The peak moved from " + peak.baseline_span + " to " + peak.candidate_span + "."
+            : peak.candidate_span !== undefined
+              ? " Both peaks are reached in " + peak.candidate_span + "."
+              : ""),
+      ]),
+      attributionTable(
+        peak,
+        helpers.formatSignedBytes,
+        "attribution-peak-parts",
+        "What each span, category and op held at each peak",
+      ),
+    ];
+    if (peak.by_category.length > 0) {
+      children.push(
+        element("p", { class: "attr-categories" }, [
+          "By category at the peaks: " +
+            peak.by_category
+              .map((row) => row.category + " " + helpers.formatSignedBytes(row.delta))
+              .join(", "),
+        ]),
+      );
+    }
+    container.append(helpers.section("What explains the change", children));
+  }
 
   const paths = helpers.table<PathDeltaRow>(
     [

@@ -1,0 +1,243 @@
+// What attribution needs of one trace, collected the same way from a document, a stream or the
+// report's reader: own time per span path, op time per (span path, op signature), and what was live
+// at the memory peak per (span path, category, op). Sizes follow distinct paths and signatures and
+// the allocations live at the peak, never the number of events.
+import type { MemoryAnalysis } from "@cg/memory";
+import type { MemoryCategory, U64 } from "@cg/schema";
+import { formatShape } from "./operator-stats.js";
+
+/** An exact sum of u64 values: doubles while safe, a bigint beyond. */
+export class ExactSum {
+  #low = 0;
+  #high = 0n;
+
+  add(value: U64): void {
+    if (typeof value === "bigint") {
+      this.#high += value;
+    } else if (this.#low > Number.MAX_SAFE_INTEGER - value) {
+      this.#high += BigInt(this.#low) + BigInt(value);
+      this.#low = 0;
+    } else {
+      this.#low += value;
+    }
+  }
+
+  get value(): bigint {
+    return this.#high + BigInt(this.#low);
+  }
+}
+
+/** Op time of one (span path, op signature) pair. */
+export interface OpPartSide {
+  span: string;
+  signature: string;
+  op_name: string;
+  calls: number;
+  ns: bigint;
+}
+
+/** Bytes live at the peak that one (span path, category, op) allocated. */
+export interface MemoryPartSide {
+  span: string;
+  category: MemoryCategory;
+  /** The allocating op, `""` when the event names none. */
+  op: string;
+  bytes: bigint;
+  allocations: number;
+  largest: { tensor_id: string; bytes: bigint };
+}
+
+export interface PeakSide {
+  bytes: bigint;
+  device: string;
+  timestamp_ns: bigint;
+  /** Every span path key of the trace (a span holding nothing at the peak still matches). */
+  spans: Set<string>;
+  /** The span path of the allocation that reached the peak (the newest live one), if any. */
+  span?: string;
+  /** By `memoryPartKey`. */
+  parts: Map<string, MemoryPartSide>;
+}
+
+/** One trace's attribution inputs (see `AttributionSideBuilder`). */
+export interface AttributionSide {
+  /** The measured total (as `ComparisonSide.total_ns`). */
+  total_ns: bigint;
+  /** Own (self) time of the measured subtree's spans, by span path key. */
+  span_self: Map<string, bigint>;
+  /** Own op time of the measured subtree's spans, by `opPartKey`. */
+  ops: Map<string, OpPartSide>;
+  peak: PeakSide;
+}
+
+/** `matmul [32, 64] f32 cpu`: op name, shape, dtype and device. */
+export function opSignature(op: { op_name: string; shape: readonly U64[]; dtype: string; device: string }) {
+  return `${op.op_name} ${formatShape(op.shape)} ${op.dtype} ${op.device}`;
+}
+
+export const opPartKey = (span: string, signature: string): string => `${span}\u0000${signature}`;
+export const memoryPartKey = (span: string, category: string, op: string): string =>
+  `${span}\u0000${category}\u0000${op}`;
+
+/** The op fields a side reads. */
+export interface AttributedOp {
+  op_name: string;
+  shape: readonly U64[];
+  dtype: string;
+  device: string;
+  duration_ns: U64;
+}
+
+interface OpAccumulator {
+  span: string;
+  signature: string;
+  op_name: string;
+  calls: number;
+  ns: ExactSum;
+}
+
+/**
+ * Collects one side. Ops are added under their span's path key whether or not the span is in the
+ * measured subtree (a stream does not know yet); `finish` keeps the keys of measured-subtree spans.
+ */
+export class AttributionSideBuilder {
+  readonly #self = new Map<string, ExactSum>();
+  readonly #ops = new Map<string, OpAccumulator>();
+  /** Signatures by op name, then by the rest: one string per distinct signature, not per op. */
+  readonly #signatures = new Map<string, Map<string, string>>();
+
+  /** A span of the measured subtree and its own time. */
+  addSpan(key: string, selfNs: U64): void {
+    let sum = this.#self.get(key);
+    if (sum === undefined) {
+      sum = new ExactSum();
+      this.#self.set(key, sum);
+    }
+    sum.add(selfNs);
+  }
+
+  /** An op of a span whose path key is `key`. */
+  addOp(key: string, op: AttributedOp): void {
+    const signature = this.#signature(op);
+    const partKey = opPartKey(key, signature);
+    let part = this.#ops.get(partKey);
+    if (part === undefined) {
+      part = { span: key, signature, op_name: op.op_name, calls: 0, ns: new ExactSum() };
+      this.#ops.set(partKey, part);
+    }
+    part.calls++;
+    part.ns.add(op.duration_ns);
+  }
+
+  #signature(op: AttributedOp): string {
+    let byRest = this.#signatures.get(op.op_name);
+    if (byRest === undefined) {
+      byRest = new Map();
+      this.#signatures.set(op.op_name, byRest);
+    }
+    const rest = `${op.shape.join(",")}\u0000${op.dtype}\u0000${op.device}`;
+    let signature = byRest.get(rest);
+    if (signature === undefined) {
+      signature = opSignature(op);
+      byRest.set(rest, signature);
+    }
+    return signature;
+  }
+
+  /**
+   * The side. `spanKeyOf` names an allocation's span (any id, also one naming no span), `spanKeys`
+   * are every span's path key; only the peak device's live allocations are decomposed (the peak is
+   * one device's total).
+   */
+  finish(
+    totalNs: U64,
+    memory: Pick<MemoryAnalysis, "peak_bytes" | "peak_device" | "peak_timestamp_ns" | "peak_breakdown">,
+    spanKeyOf: (spanId: string) => string,
+    spanKeys: Iterable<string>,
+  ): AttributionSide {
+    const spanSelf = new Map<string, bigint>();
+    for (const [key, sum] of this.#self) spanSelf.set(key, sum.value);
+    const ops = new Map<string, OpPartSide>();
+    for (const [partKey, part] of this.#ops) {
+      if (!spanSelf.has(part.span)) continue;
+      ops.set(partKey, {
+        span: part.span,
+        signature: part.signature,
+        op_name: part.op_name,
+        calls: part.calls,
+        ns: part.ns.value,
+      });
+    }
+    const parts = new Map<string, MemoryPartSide>();
+    let newest: { timestamp: bigint; span: string } | undefined;
+    const peakBytes = BigInt(memory.peak_bytes);
+    const keys = new Map<string, string>();
+    for (const allocation of memory.peak_breakdown) {
+      if (peakBytes === 0n || allocation.device !== memory.peak_device) continue;
+      let span = keys.get(allocation.span_id);
+      if (span === undefined) {
+        span = spanKeyOf(allocation.span_id);
+        keys.set(allocation.span_id, span);
+      }
+      const op = allocation.op_name ?? "";
+      const key = memoryPartKey(span, allocation.category, op);
+      const bytes = BigInt(allocation.bytes);
+      const part = parts.get(key);
+      if (part === undefined) {
+        parts.set(key, {
+          span,
+          category: allocation.category,
+          op,
+          bytes,
+          allocations: 1,
+          largest: { tensor_id: allocation.tensor_id, bytes },
+        });
+      } else {
+        part.bytes += bytes;
+        part.allocations++;
+        // The breakdown is by bytes descending, so the first one seen is the largest.
+      }
+      const timestamp = BigInt(allocation.timestamp_ns);
+      if (newest === undefined || timestamp > newest.timestamp) newest = { timestamp, span };
+    }
+    const peak: PeakSide = {
+      bytes: peakBytes,
+      device: memory.peak_device,
+      timestamp_ns: BigInt(memory.peak_timestamp_ns),
+      spans: new Set(spanKeys),
+      parts,
+    };
+    if (newest !== undefined) peak.span = newest.span;
+    return { total_ns: BigInt(totalNs), span_self: spanSelf, ops, peak };
+  }
+}
+
+/** Span path keys by span row, computed once per row and held once per distinct key. */
+export class SpanKeyCache {
+  #ofRow = new Int32Array(1024).fill(-1);
+  readonly #ids = new Map<string, number>();
+  readonly #keys: string[] = [];
+
+  /** The key of `row`, made by `make` the first time. */
+  of(row: number, make: (row: number) => string): string {
+    if (row < this.#ofRow.length && (this.#ofRow[row] as number) >= 0) {
+      return this.#keys[this.#ofRow[row] as number] as string;
+    }
+    const key = make(row);
+    let id = this.#ids.get(key);
+    if (id === undefined) {
+      id = this.#keys.length;
+      this.#ids.set(key, id);
+      this.#keys.push(key);
+    }
+    if (row >= this.#ofRow.length) {
+      let capacity = this.#ofRow.length * 2;
+      while (capacity <= row) capacity *= 2;
+      const grown = new Int32Array(capacity).fill(-1);
+      grown.set(this.#ofRow);
+      this.#ofRow = grown;
+    }
+    this.#ofRow[row] = id;
+    return this.#keys[id] as string;
+  }
+}
