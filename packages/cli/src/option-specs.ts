@@ -22,3 +22,15 @@ export function jsonOption(what: string): OptionSpec {
     description: `${what}; u64 values above 2^53 are exact JSON integers`,
   };
 }
+
+/** `--glob`: inputs are literal paths unless asked (`run[1].jsonl` is that file). */
+export const globOption: OptionSpec = {
+  type: "boolean",
+  description: "read inputs with *, ?, [ ] or { } as patterns (paths are literal otherwise)",
+};
+
+/** `--follow-symlinks`: a folder input does not lead out of itself unless asked. */
+export const followSymlinksOption: OptionSpec = {
+  type: "boolean",
+  description: "follow symbolic links that lead out of a folder input (skipped otherwise)",
+};

@@ -1,6 +1,7 @@
 // The attribution as a short ranked text: the parts that explain most of each delta first, then
-// what is unmatched and what is left. Names are printed as the trace holds them: a caller writing
-// to a terminal escapes control characters.
+// what is unmatched and what is left. Names come from the traces: a caller writing to a terminal
+// passes `name` to escape control characters in each of them (escaping the finished text would be
+// too late: a name holding a line break has already forged a line).
 import type {
   ComparisonAttribution,
   MemoryAttributionPart,
@@ -13,7 +14,11 @@ import type { SignedInteger } from "./compare-traces.js";
 export interface FormatAttributionOptions {
   /** Parts listed per half (default 5). */
   limit?: number;
+  /** Applied to every name taken from the traces (labels, span paths, tensor ids); as is by default. */
+  name?: (text: string) => string;
 }
+
+type Name = (text: string) => string;
 
 const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
 
@@ -51,31 +56,31 @@ const wholePercent = (share: number): string => `${Math.round(share * 100)}%`;
 const namedSum = <T>(parts: readonly T[], delta: (part: T) => SignedInteger): bigint =>
   parts.reduce((sum, part) => sum + BigInt(delta(part)), 0n);
 
-function timeLine(part: TimeAttributionPart): string {
+function timeLine(part: TimeAttributionPart, name: Name): string {
   const calls =
     part.kind === "op" && part.baseline_calls !== undefined
       ? ` (${part.baseline_calls} → ${part.candidate_calls} calls)`
       : "";
-  return `${String(part.rank).padStart(4)}. ${formatSignedNs(part.delta_ns).padStart(12)}  ${part.label}${calls}`;
+  return `${String(part.rank).padStart(4)}. ${formatSignedNs(part.delta_ns).padStart(12)}  ${name(part.label)}${calls}`;
 }
 
-function memoryLine(part: MemoryAttributionPart): string {
+function memoryLine(part: MemoryAttributionPart, name: Name): string {
   const largest =
     part.largest === undefined
       ? ""
-      : `; largest ${part.largest.tensor_id} ${formatSignedBytes(part.largest.bytes).slice(1)}`;
-  return `${String(part.rank).padStart(4)}. ${formatSignedBytes(part.delta_bytes).padStart(12)}  ${part.label} (${part.baseline_allocations} → ${part.candidate_allocations} allocations${largest})`;
+      : `; largest ${name(part.largest.tensor_id)} ${formatSignedBytes(part.largest.bytes).slice(1)}`;
+  return `${String(part.rank).padStart(4)}. ${formatSignedBytes(part.delta_bytes).padStart(12)}  ${name(part.label)} (${part.baseline_allocations} → ${part.candidate_allocations} allocations${largest})`;
 }
 
-function timeText(time: TimeAttribution, limit: number): string[] {
+function timeText(time: TimeAttribution, limit: number, name: Name): string[] {
   const lines = [
     `Step time ${formatSignedNs(time.delta_ns)} (${percent(time.delta_percent)}); the named parts ${formatSignedNs(namedSum(time.parts, (part) => part.delta_ns))} (${wholePercent(time.named_share)} of it):`,
   ];
-  for (const part of time.parts.slice(0, limit)) lines.push(timeLine(part));
+  for (const part of time.parts.slice(0, limit)) lines.push(timeLine(part, name));
   if (time.parts.length > limit)
     lines.push(`        … ${time.parts.length - limit} more named parts (--json lists them)`);
   const unmatched = time.unmatched;
-  const largest = unmatched.largest.map((part) => `${part.side} ${part.label}`).join("; ");
+  const largest = unmatched.largest.map((part) => `${part.side} ${name(part.label)}`).join("; ");
   lines.push(
     `      ${formatSignedNs(unmatched.delta_ns).padStart(12)}  unmatched: ${unmatched.parts} parts on one side only${largest === "" ? "" : ` (largest: ${largest})`}`,
   );
@@ -85,21 +90,21 @@ function timeText(time: TimeAttribution, limit: number): string[] {
   return lines;
 }
 
-function peakText(peak: PeakAttribution, limit: number): string[] {
+function peakText(peak: PeakAttribution, limit: number, name: Name): string[] {
   const moved =
     peak.moved && peak.baseline_peak.span !== undefined && peak.candidate_peak.span !== undefined
-      ? `; the peak moved from ${peak.baseline_peak.span} to ${peak.candidate_peak.span}`
+      ? `; the peak moved from ${name(peak.baseline_peak.span)} to ${name(peak.candidate_peak.span)}`
       : peak.candidate_peak.span === undefined
         ? ""
-        : `; reached in ${peak.candidate_peak.span}`;
+        : `; reached in ${name(peak.candidate_peak.span)}`;
   const lines = [
     `Peak memory ${formatSignedBytes(peak.delta_bytes)} (${percent(peak.delta_percent)}); the named parts ${formatSignedBytes(namedSum(peak.parts, (part) => part.delta_bytes))} (${wholePercent(peak.named_share)} of it)${moved}:`,
   ];
-  for (const part of peak.parts.slice(0, limit)) lines.push(memoryLine(part));
+  for (const part of peak.parts.slice(0, limit)) lines.push(memoryLine(part, name));
   if (peak.parts.length > limit)
     lines.push(`        … ${peak.parts.length - limit} more named parts (--json lists them)`);
   const unmatched = peak.unmatched;
-  const largest = unmatched.largest.map((part) => `${part.side} ${part.label}`).join("; ");
+  const largest = unmatched.largest.map((part) => `${part.side} ${name(part.label)}`).join("; ");
   lines.push(
     `      ${formatSignedBytes(unmatched.delta_bytes).padStart(12)}  unmatched: ${unmatched.parts} parts on one side only${largest === "" ? "" : ` (largest: ${largest})`}`,
   );
@@ -120,5 +125,6 @@ export function formatAttribution(
   options: FormatAttributionOptions = {},
 ): string {
   const limit = Math.max(0, options.limit ?? 5);
-  return [...timeText(attribution.time, limit), ...peakText(attribution.peak, limit)].join("\n");
+  const name = options.name ?? ((text: string) => text);
+  return [...timeText(attribution.time, limit, name), ...peakText(attribution.peak, limit, name)].join("\n");
 }

@@ -130,13 +130,10 @@ export function renderComparison(comparison: Comparison, style: Style): string {
   return out.join("");
 }
 
-/** The ranked attribution, each line escaped (names come from the traces). */
+/** The ranked attribution, each name escaped (names come from the traces). */
 export function renderAttribution(comparison: Comparison, style: Style): string {
   if (comparison.attribution === undefined) return "";
-  const text = formatAttribution(comparison.attribution)
-    .split("\n")
-    .map((line) => escapeControl(line))
-    .join("\n");
+  const text = formatAttribution(comparison.attribution, { name: escapeControl });
   return `\n${style.bold("What explains the change")} (ranked; parts + unmatched + other = the delta)\n${text}\n`;
 }
 

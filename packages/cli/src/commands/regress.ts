@@ -6,7 +6,7 @@ import { escapeControl } from "../format/escape-control.js";
 import { stringifyJson } from "../format/json-output.js";
 import { createStyle } from "../format/style.js";
 import { formatBytesShort } from "../format/units.js";
-import { jsonOption } from "../option-specs.js";
+import { followSymlinksOption, globOption, jsonOption } from "../option-specs.js";
 import { writeOutput } from "../output-target.js";
 import { booleanOption, choiceOption, positiveIntegerOption, stringOption } from "../parse-command-args.js";
 import { attributeChange, type ChangeAttribution } from "../regress/attribution.js";
@@ -172,6 +172,8 @@ export const regressCommand: Command = {
       type: "boolean",
       description: "fail on the first trace that does not parse instead of skipping it",
     },
+    glob: globOption,
+    "follow-symlinks": followSymlinksOption,
   },
   help: `Series per run (in run order): the measured step time, the peak memory and the time of each top
 operator. The newest --candidate runs are judged against the --baseline runs before them, per
@@ -191,14 +193,26 @@ error, too few runs, runs that are not comparable, or no traces.`,
   async run(args, context) {
     const inputs = args.positionals;
     if (inputs.length === 0)
-      throw new UsageError({ message: "regress: give traces, folders, globs or a dataset folder" });
+      throw new UsageError({
+        message: "regress: give traces, folders (patterns with --glob) or a dataset folder",
+      });
     const format = choiceOption(args, "regress", "format", ["text", "ci"] as const, "text");
     if (booleanOption(args, "json") && stringOption(args, "format") !== undefined) {
       throw new UsageError({ message: "regress: --json and --format exclude each other" });
     }
     const options = regressOptions(args);
     const sql = await import("@cg/sql");
-    const database = await openInputs(inputs, booleanOption(args, "strict"), context);
+    // The fleet's own queries need no file beyond the inputs: the database stays sandboxed.
+    const database = await openInputs(
+      inputs,
+      {
+        strict: booleanOption(args, "strict"),
+        glob: booleanOption(args, "glob"),
+        followSymlinks: booleanOption(args, "follow-symlinks"),
+        allowExternalAccess: false,
+      },
+      context,
+    );
     let report: RegressReport;
     let changes: FlaggedChange[];
     try {

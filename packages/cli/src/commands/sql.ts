@@ -1,6 +1,7 @@
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { followSymlinksOption, globOption } from "../option-specs.js";
 import { booleanOption } from "../parse-command-args.js";
 import { openInputs } from "../trace-set-input.js";
 import { renderRowsCsv, renderRowsJson, renderRowsTable } from "../views/render-rows.js";
@@ -24,14 +25,8 @@ export const sqlCommand: Command = {
       type: "boolean",
       description: "fail on the first trace that does not parse instead of skipping it",
     },
-    glob: {
-      type: "boolean",
-      description: "read inputs with *, ?, [ ] or { } as patterns (paths are literal otherwise)",
-    },
-    "follow-symlinks": {
-      type: "boolean",
-      description: "follow symbolic links that lead out of a folder input (skipped otherwise)",
-    },
+    glob: globOption,
+    "follow-symlinks": followSymlinksOption,
     "allow-multiple-statements": {
       type: "boolean",
       description: "run several ;-separated statements in order and print the last one's rows",

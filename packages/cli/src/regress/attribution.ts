@@ -1,8 +1,8 @@
 // Attribution of a flagged change: why the representative candidate run differs from the
-// representative baseline run. One pluggable call, `attributeChange`, so a richer attribution of
-// two traces replaces the comparison used here in one place.
+// representative baseline run, by the same attribution `cg-trace compare` gives (step-time parts
+// and peak-memory parts that add up to the deltas exactly).
 import { existsSync } from "node:fs";
-import type { Comparison } from "@cg/trace";
+import type { Comparison, ComparisonAttribution } from "@cg/trace";
 import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { streamComparison } from "../trace-input.js";
@@ -23,8 +23,10 @@ export interface ChangeAttribution {
   candidateRunId: string;
   /** Absent when the two traces could not be read (e.g. a dataset without its trace files). */
   unavailable?: string;
-  /** Where the figures come from. */
-  method?: "compare";
+  /** Where the figures come from: `compare`'s attribution of the two traces. */
+  method?: "attribution";
+  /** The whole attribution of the pair (time and peak parts, unmatched and other rows). */
+  explanation?: ComparisonAttribution;
   totalDeltaNs?: number;
   peakDeltaBytes?: number;
   /** Spans of the measured subtree and operators whose time changed most. */
@@ -39,7 +41,7 @@ export interface RunFile {
 /** Most parts of each kind listed. */
 const PARTS_PER_KIND = 5;
 
-/** The streamed comparison of the two traces (`compareTraceFiles`): top span and operator deltas. */
+/** The streamed comparison of the two traces (`compareTraceFiles`) and its attribution. */
 async function compareAttribution(
   baseline: RunFile,
   candidate: RunFile,
@@ -57,37 +59,37 @@ async function compareAttribution(
     if (CliError.isInstance(error)) return { ...base, unavailable: error.message };
     throw error;
   }
-  const percent = (value: number | undefined) => (value === undefined ? {} : { deltaPercent: value });
-  const spans: AttributionPart[] = comparison.span_deltas.slice(0, PARTS_PER_KIND).map((delta) => ({
-    kind: "span",
-    name: delta.path,
-    baseline: Number(delta.baseline_ns),
-    candidate: Number(delta.candidate_ns),
-    delta: Number(delta.delta_ns),
-    ...percent(delta.delta_percent),
-  }));
-  const ops: AttributionPart[] = comparison.operators.deltas.slice(0, PARTS_PER_KIND).map((delta) => ({
-    kind: "op",
-    name: delta.status === "both" ? delta.op_name : `${delta.op_name} (${delta.status})`,
-    baseline: Number(delta.baseline_total_ns),
-    candidate: Number(delta.candidate_total_ns),
-    delta: Number(delta.total_delta_ns),
-    ...percent(delta.total_delta_percent),
-  }));
+  const { attribution } = comparison;
+  if (attribution === undefined) {
+    return { ...base, unavailable: "the traces carry no attribution inputs (no measured region)" };
+  }
+  // The named time parts, largest first within each kind, as the table and annotations show them.
+  const parts: AttributionPart[] = [];
+  for (const kind of ["span", "op"] as const) {
+    for (const part of attribution.time.parts.filter((each) => each.kind === kind).slice(0, PARTS_PER_KIND)) {
+      const baselineNs = Number(part.baseline_ns);
+      const delta = Number(part.delta_ns);
+      parts.push({
+        kind,
+        name: part.label,
+        baseline: baselineNs,
+        candidate: Number(part.candidate_ns),
+        delta,
+        ...(baselineNs > 0 ? { deltaPercent: (delta / baselineNs) * 100 } : {}),
+      });
+    }
+  }
   return {
     ...base,
-    method: "compare",
-    totalDeltaNs: Number(comparison.total_delta_ns),
-    peakDeltaBytes: Number(comparison.peak_delta_bytes),
-    parts: [...spans, ...ops],
+    method: "attribution",
+    explanation: attribution,
+    totalDeltaNs: Number(attribution.time.delta_ns),
+    peakDeltaBytes: Number(attribution.peak.delta_bytes),
+    parts,
   };
 }
 
-/**
- * THE place to swap: the attribution of one flagged change between two representative runs.
- * Today the streamed `compare` deltas of their traces; a dedicated attribution of two traces
- * (step-time parts and peak-memory parts that add up to the deltas) plugs in here.
- */
+/** The attribution of one flagged change between two representative runs. */
 export const attributeChange: (
   baseline: RunFile,
   candidate: RunFile,

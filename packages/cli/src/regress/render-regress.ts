@@ -1,6 +1,7 @@
 // `cg-trace regress` output: the verdict table and the attribution of each flagged change as text,
 // and the same as GitHub Actions workflow commands (`--format ci`).
 import type { RegressMetric, RegressReport } from "@cg/sql";
+import { formatAttribution } from "@cg/trace";
 import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
 import { renderColumns, renderFacts } from "../format/table.js";
@@ -155,7 +156,12 @@ function renderAttribution(change: FlaggedChange, style: Style): string {
       ["peak memory delta", formatSigned(attribution.peakDeltaBytes ?? 0, "bytes")],
     ]),
   );
-  if (attribution.parts.length > 0) {
+  if (attribution.explanation !== undefined) {
+    // The same ranked explanation `cg-trace compare` prints: time parts, then peak-memory parts,
+    // each with its unmatched and other rows.
+    const text = formatAttribution(attribution.explanation, { limit: 5, name: escapeControl });
+    out.push(`${text.replace(/^/gm, "  ")}\n`);
+  } else if (attribution.parts.length > 0) {
     out.push(
       renderColumns(
         [
