@@ -280,6 +280,8 @@ export async function exportParquet(
         );
       }
     } finally {
+      // The work database is thrown away: no checkpoint of it on closing.
+      await connection.run("PRAGMA disable_checkpoint_on_shutdown").catch(() => undefined);
       connection.closeSync();
       instance.closeSync();
     }
