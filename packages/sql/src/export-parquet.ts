@@ -7,12 +7,11 @@
 // readers see the old dataset exactly; after it, the new one. What a killed or failed export left
 // is named by no manifest, so it is never read, and the next export removes it.
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { mkdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { cleanDataset, WORK_PREFIX } from "./dataset-cleanup.js";
 import {
-  DATA_FILE,
   type DatasetManifest,
   type DatasetPartition,
   manifestFor,
@@ -23,6 +22,7 @@ import {
 } from "./dataset-manifest.js";
 import { syncPath } from "./durable-fs.js";
 import { expandInputs } from "./expand-inputs.js";
+import { takeExportLock } from "./export-lock.js";
 import { type BeforeStep, describeStep, type ExportStep } from "./export-steps.js";
 import { FOLDER_KEY, partitionFolderValue } from "./partition-folder.js";
 import { SqlError } from "./sql-error.js";
@@ -118,73 +118,43 @@ async function partitionsOf(
   return partitions;
 }
 
-/** A table holding each run's folder values, joined to every table when its files are written. */
-async function createFolderTable(
-  connection: DuckDBConnection,
-  partitions: Map<string, DatasetPartition>,
-): Promise<void> {
-  await connection.run(
-    "CREATE TABLE cg_folders (run_id VARCHAR, correlation_id VARCHAR, run_folder VARCHAR, correlation_folder VARCHAR)",
-  );
-  const appender = await connection.createAppender("cg_folders");
-  for (const partition of partitions.values()) {
-    appender.appendVarchar(partition.run_id);
-    appender.appendVarchar(partition.correlation_id ?? "");
-    appender.appendVarchar(partitionFolderValue(partition.run_id));
-    appender.appendVarchar(partitionFolderValue(partition.correlation_id ?? ""));
-    appender.endRow();
-  }
-  appender.closeSync();
-}
-
-/** Writes one table's rows as Parquet below `dir`, one folder per partition; the rows written. */
+/**
+ * Writes one table's rows of each run as one Parquet file in the work folder (`<table>/<path>/`),
+ * one plain `COPY` per run: DuckDB streams it row group by row group, where a partitioned `COPY`
+ * would hold a buffer per open partition (out of memory under the 32 MB limit with a few dozen
+ * runs). The run id is a bound parameter, so any string is matched exactly.
+ */
 async function writeTable(
   connection: DuckDBConnection,
   table: TableName,
-  columns: readonly string[],
+  partitions: ReadonlyMap<string, DatasetPartition>,
   dir: string,
   generation: string,
+  announce: (step: ExportStep) => Promise<void>,
 ): Promise<number> {
-  const byCorrelation = columns.length === 2;
-  const extra = byCorrelation && table !== "runs" ? ", f.correlation_id" : "";
-  const folders = byCorrelation
-    ? `f.correlation_folder AS ${FOLDER_KEY.correlation_id}, f.run_folder AS ${FOLDER_KEY.run_id}`
-    : `f.run_folder AS ${FOLDER_KEY.run_id}`;
-  const partitionBy = byCorrelation
-    ? `${FOLDER_KEY.correlation_id}, ${FOLDER_KEY.run_id}`
-    : FOLDER_KEY.run_id;
-  const result = await connection.run(
-    `COPY (SELECT t.*${extra}, ${folders} FROM ${quoteIdentifier(table)} t JOIN cg_folders f USING (run_id)) ` +
-      `TO ${quoteLiteral(dir)} (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (${partitionBy}), ` +
-      `FILENAME_PATTERN '${generation}-{i}')`,
+  const counts = await connection.runAndReadAll(
+    `SELECT run_id, count(*) FROM ${quoteIdentifier(table)} GROUP BY run_id ORDER BY run_id`,
   );
-  return Number(result.rowsChanged);
-}
-
-/** The data files DuckDB wrote for one partition path below `dir`; none when the run had no rows. */
-async function writtenFiles(dir: string): Promise<string[]> {
-  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return [] as string[];
-    throw error;
-  });
-  for (const name of names) {
-    if (!DATA_FILE.test(name)) {
-      throw new SqlError({
-        message: `${join(dir, name)}: unexpected file in the export`,
-        code: "export_failed",
-      });
-    }
+  let rows = 0;
+  for (const [runId] of counts.getRows() as [string, bigint][]) {
+    const partition = partitions.get(runId) as DatasetPartition;
+    await announce({ kind: "write", table, partition: partition.path });
+    const folder = join(dir, partition.path);
+    await mkdir(folder, { recursive: true });
+    const name = `${generation}-0.parquet`;
+    // The exact correlation id is in every table's files when the dataset is partitioned by it.
+    const correlation =
+      partition.correlation_id !== undefined && table !== "runs" ? ", $2::VARCHAR AS correlation_id" : "";
+    const values = correlation === "" ? [runId] : [runId, partition.correlation_id as string];
+    const result = await connection.run(
+      `COPY (SELECT *${correlation} FROM ${quoteIdentifier(table)} WHERE run_id = $1) ` +
+        `TO ${quoteLiteral(join(folder, name))} (FORMAT parquet, COMPRESSION zstd)`,
+      values,
+    );
+    rows += Number(result.rowsChanged);
+    partition.files[table] = [name];
   }
-  return names.sort();
-}
-
-/** Counts the partition folders below `dir` (one or two levels), to check none is unaccounted for. */
-async function countFolders(dir: string, depth: number): Promise<number> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  if (depth === 1) return names.length;
-  let count = 0;
-  for (const name of names) count += await countFolders(join(dir, name), depth - 1);
-  return count;
+  return rows;
 }
 
 /**
@@ -226,12 +196,14 @@ export async function exportParquet(
     await beforeStep(next);
   };
   const removal = (path: string) => announce({ kind: "cleanup", path });
+  let unlock: (() => Promise<void>) | undefined;
   let committed: DatasetManifest | undefined;
   let report: IngestReport | undefined;
   let replaced: string[] = [];
   const rows: Record<string, number> = {};
   try {
     await mkdir(root, { recursive: true });
+    unlock = await takeExportLock(root);
     // What an earlier export that was killed left behind.
     await cleanDataset(root, existing, removal);
     await mkdir(join(work, "out"), { recursive: true });
@@ -268,16 +240,9 @@ export async function exportParquet(
           });
         }
       }
-      await createFolderTable(connection, partitions);
       for (const table of TABLES) {
-        await announce({ kind: "write", table: table.name });
-        rows[table.name] = await writeTable(
-          connection,
-          table.name,
-          columns,
-          join(work, "out", table.name),
-          generation,
-        );
+        const dir = join(work, "out", table.name);
+        rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
       }
     } finally {
       // The work database is thrown away: no checkpoint of it on closing.
@@ -288,28 +253,18 @@ export async function exportParquet(
     // Flush each file and move it into its partition folder, under a name no manifest holds yet.
     const folders = new Set<string>();
     for (const table of TABLES) {
-      const staged = join(work, "out", table.name);
-      let moved = 0;
       for (const partition of partitions.values()) {
-        const names = await writtenFiles(join(staged, partition.path));
+        const names = partition.files[table.name] ?? [];
         if (names.length === 0) continue;
         await announce({ kind: "move", table: table.name, partition: partition.path });
+        const staged = join(work, "out", table.name, partition.path);
         const target = join(root, table.name, partition.path);
         await mkdir(target, { recursive: true });
         for (const name of names) {
-          await syncPath(join(staged, partition.path, name));
-          await rename(join(staged, partition.path, name), join(target, name));
+          await syncPath(join(staged, name));
+          await rename(join(staged, name), join(target, name));
         }
-        partition.files[table.name] = names;
         for (let folder = target; folder !== root; folder = dirname(folder)) folders.add(folder);
-        moved++;
-      }
-      if ((await countFolders(staged, columns.length)) !== moved) {
-        throw new SqlError({
-          message: `${staged}: DuckDB wrote a partition folder this export did not expect`,
-          code: "export_failed",
-          file: staged,
-        });
       }
     }
     await announce({ kind: "sync-folders" });
@@ -330,7 +285,9 @@ export async function exportParquet(
     await writeManifest(root, manifest);
     committed = manifest;
   } catch (error) {
-    await rollBack(root, work, existing, createdRoot);
+    // Without the lock, what is there belongs to another export: nothing is touched.
+    if (unlock !== undefined) await rollBack(root, work, existing, createdRoot);
+    await unlock?.().catch(() => undefined);
     if (SqlError.isInstance(error)) throw error;
     const where = step === undefined ? "" : `${describeStep(step)}: `;
     throw new SqlError({
@@ -346,6 +303,7 @@ export async function exportParquet(
   } catch (error) {
     result.cleanupError = `${step === undefined ? "" : `${describeStep(step)}: `}${firstLine(error)}`;
   }
+  await unlock?.().catch(() => undefined);
   return result;
 }
 

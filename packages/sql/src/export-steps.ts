@@ -6,8 +6,8 @@ import type { TableName } from "./tables.js";
 export type ExportStep =
   /** Reading the traces into the work folder's database. */
   | { kind: "ingest" }
-  /** Writing one table's Parquet files into the work folder. */
-  | { kind: "write"; table: TableName }
+  /** Writing one table's Parquet file of one partition into the work folder. */
+  | { kind: "write"; table: TableName; partition: string }
   /** Flushing one partition's files of one table and moving them into the dataset (not yet named). */
   | { kind: "move"; table: TableName; partition: string }
   /** Flushing the folders that gained files. */
@@ -24,7 +24,7 @@ export function describeStep(step: ExportStep): string {
     case "ingest":
       return "reading the traces";
     case "write":
-      return `writing table ${step.table}`;
+      return `writing table ${step.table} partition ${step.partition}`;
     case "move":
       return `moving table ${step.table} partition ${step.partition}`;
     case "sync-folders":

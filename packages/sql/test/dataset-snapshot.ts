@@ -10,7 +10,9 @@ export async function snapshot(root: string): Promise<string> {
     const tables: Record<string, string> = {};
     for (const table of TABLES) {
       const { rows } = await dataset.query(`SELECT * FROM "${table.name}" ORDER BY ALL`);
-      tables[table.name] = JSON.stringify(rows, (_, value) => (typeof value === "bigint" ? `${value}n` : value));
+      tables[table.name] = JSON.stringify(rows, (_, value) =>
+        typeof value === "bigint" ? `${value}n` : value,
+      );
     }
     return JSON.stringify(tables);
   } finally {

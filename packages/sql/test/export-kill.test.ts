@@ -40,14 +40,19 @@ beforeAll(async () => {
 /** Runs the child; resolves with its signal (SIGKILL when it killed itself or was killed). */
 function runChild(stopAt: number, dir: string, killAfterMs?: number): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", tsx, join(here, "export-child.ts"), String(stopAt), "run_id", dir, ...newTraces], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", tsx, join(here, "export-child.ts"), String(stopAt), "run_id", dir, ...newTraces],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+    const timer =
+      killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
     child.on("error", reject);
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
@@ -77,7 +82,10 @@ test("kill -9 before the first step of each kind", async () => {
     const dir = join(workDir, `kill-${stopAt}`);
     cpSync(base, dir, { recursive: true });
     expect(await runChild(stopAt, dir), `step ${stopAt}`).toBe("SIGKILL");
-    const seen = await expectOldOrNewThenHealed(dir, `killed before step ${stopAt} ${JSON.stringify(steps[stopAt])}`);
+    const seen = await expectOldOrNewThenHealed(
+      dir,
+      `killed before step ${stopAt} ${JSON.stringify(steps[stopAt])}`,
+    );
     expect(seen, `step ${stopAt}`).toBe(stopAt <= commit ? "old" : "new");
   }
 }, 600_000);

@@ -42,7 +42,8 @@ function manifestFiles(root: string): DataFile[] {
     const values: Record<string, string> = { run_id: partition.run_id };
     if (partition.correlation_id !== undefined) values.correlation_id = partition.correlation_id;
     for (const [table, names] of Object.entries(partition.files)) {
-      for (const name of names ?? []) found.push({ file: join(root, table, partition.path, name), table, values });
+      for (const name of names ?? [])
+        found.push({ file: join(root, table, partition.path, name), table, values });
     }
   }
   return found.sort((left, right) => (left.file < right.file ? -1 : 1));
@@ -162,7 +163,9 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
       expect(TABLES.map((candidate) => candidate.name)).toContain(table);
       // Folder names: a safe encoding of the exact values, in the manifest's order.
       const folders = relative(join(outDir, table), file).split(sep).slice(0, -1);
-      expect(folders).toEqual(keys.map((key) => partitionFolder(key as PartitionColumn, values[key] as string)));
+      expect(folders).toEqual(
+        keys.map((key) => partitionFolder(key as PartitionColumn, values[key] as string)),
+      );
     }
     // The manifest names every file there is, and one runs file per run.
     expect(parquetBelow(outDir)).toEqual(files.map((entry) => entry.file));

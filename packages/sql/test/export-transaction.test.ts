@@ -3,7 +3,7 @@
 // commit) or the new one (after it), never a mix, never empty; what the stopped export left is
 // never read, and the next export removes it and gives the same dataset as an export never stopped.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type ExportStep, exportParquet, type PartitionBy, SqlError } from "../src/index.js";
@@ -40,7 +40,7 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
   const base = join(workDir, `base-${partitionBy}`);
   let oldSnapshot = "";
   let newSnapshot = "";
-  let steps: ExportStep[] = [];
+  const steps: ExportStep[] = [];
 
   beforeAll(async () => {
     await exportParquet(oldTraces, base, { partitionBy });
@@ -95,7 +95,9 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
         expect(message).not.toContain("\n");
         expect(message).toContain("the dataset is unchanged");
         expect(message).toContain("ENOSPC");
-        expect(await snapshot(dir), `stopped at ${stopAt}: ${JSON.stringify(steps[stopAt])}`).toBe(oldSnapshot);
+        expect(await snapshot(dir), `stopped at ${stopAt}: ${JSON.stringify(steps[stopAt])}`).toBe(
+          oldSnapshot,
+        );
       } else {
         // After the commit only removals are left: the new dataset is complete.
         const report = await run;
@@ -146,4 +148,22 @@ test("every input rejected: a non-zero outcome and no dataset left behind", asyn
   await expect(exportParquet([broken], dataset)).rejects.toThrow(SqlError);
   expect(await snapshot(dataset)).toBe(before);
   expect(parquetFilesBelow(dataset)).toEqual(namedFiles(dataset));
+});
+
+test("a second export while one is writing is refused and touches nothing", async () => {
+  const dir = join(workDir, "locked");
+  await exportParquet(oldTraces, dir);
+  const before = await snapshot(dir);
+  const tree = treeOf(dir);
+  // This process is alive: its lock holds.
+  writeFileSync(join(dir, "_cg_export.lock"), JSON.stringify({ pid: process.pid, host: hostname() }));
+  await expect(exportParquet(newTraces, dir)).rejects.toThrow(
+    /another export \(pid \d+\) is writing this dataset/,
+  );
+  expect(treeOf(dir)).toEqual([...tree, "_cg_export.lock"].sort());
+  expect(await snapshot(dir)).toBe(before);
+  // A lock whose process is gone (killed) is taken over.
+  writeFileSync(join(dir, "_cg_export.lock"), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname() }));
+  await exportParquet(newTraces, dir);
+  expect(existsSync(join(dir, "_cg_export.lock"))).toBe(false);
 });
