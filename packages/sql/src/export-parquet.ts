@@ -34,6 +34,7 @@ import {
   type IngestReport,
   ingestTraces,
 } from "./trace-database.js";
+import { duckdbPathsOf } from "./work-alias.js";
 
 export interface ExportParquetOptions {
   /** Hive partitioning: `run_id` (default), or `correlation_id` then `run_id`. */
@@ -197,6 +198,7 @@ export async function exportParquet(
   };
   const removal = (path: string) => announce({ kind: "cleanup", path });
   let unlock: (() => Promise<void>) | undefined;
+  let alias: { release: () => Promise<void> } | undefined;
   let committed: DatasetManifest | undefined;
   let report: IngestReport | undefined;
   let replaced: string[] = [];
@@ -207,10 +209,12 @@ export async function exportParquet(
     // What an earlier export that was killed left behind.
     await cleanDataset(root, existing, removal);
     await mkdir(join(work, "out"), { recursive: true });
-    const instance = await DuckDBInstance.create(join(work, "work.duckdb"), {
+    const workAlias = await duckdbPathsOf(work);
+    alias = workAlias;
+    const instance = await DuckDBInstance.create(join(workAlias.database, "work.duckdb"), {
       ...INGEST_SETTINGS,
       memory_limit: EXPORT_MEMORY_LIMIT,
-      temp_directory: join(work, "spill"),
+      temp_directory: join(workAlias.database, "spill"),
     });
     const connection = await instance.connect();
     let partitions: Map<string, DatasetPartition>;
@@ -241,7 +245,7 @@ export async function exportParquet(
         }
       }
       for (const table of TABLES) {
-        const dir = join(work, "out", table.name);
+        const dir = join(workAlias.out, "out", table.name);
         rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
       }
     } finally {
@@ -249,6 +253,7 @@ export async function exportParquet(
       await connection.run("PRAGMA disable_checkpoint_on_shutdown").catch(() => undefined);
       connection.closeSync();
       instance.closeSync();
+      await workAlias.release();
     }
     // Flush each file and move it into its partition folder, under a name no manifest holds yet.
     const folders = new Set<string>();
@@ -285,6 +290,7 @@ export async function exportParquet(
     await writeManifest(root, manifest);
     committed = manifest;
   } catch (error) {
+    await alias?.release().catch(() => undefined);
     // Without the lock, what is there belongs to another export: nothing is touched.
     if (unlock !== undefined) await rollBack(root, work, existing, createdRoot);
     await unlock?.().catch(() => undefined);
