@@ -48,7 +48,14 @@ export async function openInputs(
 ): Promise<TraceDatabase> {
   const sql = await import("@cg/sql");
   const [first] = inputs;
-  if (inputs.length === 1 && first !== undefined && isDatasetFolder(first)) return sql.openDataset(first);
+  // A dataset folder, or one whose first export did not finish (openDataset says so).
+  if (
+    inputs.length === 1 &&
+    first !== undefined &&
+    (isDatasetFolder(first) || (await sql.isDatasetFolder(first)))
+  ) {
+    return sql.openDataset(first);
+  }
   const progress = progressLine(context, "reading");
   try {
     const database = await sql.openTraceDatabase({

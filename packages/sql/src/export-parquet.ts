@@ -227,8 +227,13 @@ export async function exportParquet(
       report = await ingestTraces(connection, files, ingestOptions);
       step = undefined;
       if (report.runs.length === 0) {
+        const first = report.rejected[0];
+        const why =
+          first === undefined
+            ? ""
+            : `; ${first.file}${first.line === undefined ? "" : `:${first.line}`}: ${first.message}`;
         throw new SqlError({
-          message: `every input was rejected (${report.rejected.length} trace${report.rejected.length === 1 ? "" : "s"}): nothing exported to ${root}`,
+          message: `every input was rejected (${report.rejected.length} trace${report.rejected.length === 1 ? "" : "s"}${why}): nothing exported to ${root}`,
           code: "no_traces",
           file: root,
         });
