@@ -70,6 +70,8 @@ export interface ExportReport extends IngestReport {
  * file with a 32 MB buffer pool). DuckDB writes the Parquet files from there row group by row group.
  */
 const EXPORT_MEMORY_LIMIT = "32MB";
+const COPY_MEMORY_LIMIT = "96MB";
+const ROW_GROUP_ROWS = 61_440;
 
 /** `g<counter>-<random>`: after the committed generation, unique even if two exports race. */
 function nextGeneration(existing: DatasetManifest | undefined): string {
@@ -149,7 +151,7 @@ async function writeTable(
     const values = correlation === "" ? [runId] : [runId, partition.correlation_id as string];
     const result = await connection.run(
       `COPY (SELECT *${correlation} FROM ${quoteIdentifier(table)} WHERE run_id = $1) ` +
-        `TO ${quoteLiteral(join(folder, name))} (FORMAT parquet, COMPRESSION zstd)`,
+        `TO ${quoteLiteral(join(folder, name))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
       values,
     );
     rows += Number(result.rowsChanged);
@@ -198,6 +200,8 @@ export async function exportParquet(
   };
   const removal = (path: string) => announce({ kind: "cleanup", path });
   let unlock: (() => Promise<void>) | undefined;
+  /** Set once the lock is held over the manifest read: from then on a failure rolls back. */
+  let owned = false;
   let alias: { release: () => Promise<void> } | undefined;
   let committed: DatasetManifest | undefined;
   let report: IngestReport | undefined;
@@ -206,6 +210,16 @@ export async function exportParquet(
   try {
     await mkdir(root, { recursive: true });
     unlock = await takeExportLock(root);
+    // Another export may have committed between the read above and the lock: its files are not
+    // this export's to remove.
+    if ((await readManifest(root))?.generation !== existing?.generation) {
+      throw new SqlError({
+        message: `${root}: another export committed while this one started; run it again`,
+        code: "export_failed",
+        file: root,
+      });
+    }
+    owned = true;
     // What an earlier export that was killed left behind.
     await cleanDataset(root, existing, removal);
     await mkdir(join(work, "out"), { recursive: true });
@@ -249,6 +263,11 @@ export async function exportParquet(
           });
         }
       }
+      // The Parquet writer holds a row group of each column before it compresses it, beyond what
+      // the ingest needed (4 M ops of one run: out of memory at 32 MB with 122,880-row groups).
+      // One thread, a larger limit once the reading thread is gone, and half-size row groups.
+      await connection.run(`SET threads = 1`);
+      await connection.run(`SET memory_limit = '${COPY_MEMORY_LIMIT}'`);
       for (const table of TABLES) {
         const dir = join(workAlias.out, "out", table.name);
         rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
@@ -296,8 +315,8 @@ export async function exportParquet(
     committed = manifest;
   } catch (error) {
     await alias?.release().catch(() => undefined);
-    // Without the lock, what is there belongs to another export: nothing is touched.
-    if (unlock !== undefined) await rollBack(root, work, existing, createdRoot);
+    // Without the lock over the manifest read, what is there may be another export's: untouched.
+    if (owned) await rollBack(root, work, existing, createdRoot);
     await unlock?.().catch(() => undefined);
     if (SqlError.isInstance(error)) throw error;
     const where = step === undefined ? "" : `${describeStep(step)}: `;

@@ -64,7 +64,8 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
   test("the steps cover every table, every partition, the manifest and the removals", () => {
     expect(oldSnapshot).not.toEqual(newSnapshot);
     const kinds = steps.map((step) => step.kind);
-    expect(kinds.filter((kind) => kind === "write")).toHaveLength(8);
+    // One file per run and table with rows: run-a and run-c each have runs, spans, ops, tensors, memory.
+    expect(kinds.filter((kind) => kind === "write").length).toBeGreaterThanOrEqual(10);
     // run-a and run-c each have rows in at least runs, spans, ops, tensors and memory.
     expect(kinds.filter((kind) => kind === "move").length).toBeGreaterThanOrEqual(10);
     expect(kinds.indexOf("commit")).toBeGreaterThan(kinds.lastIndexOf("move"));
@@ -134,7 +135,7 @@ test("a stray folder and a run id longer than a file name leave the old data in 
 test("every input rejected: a non-zero outcome and no dataset left behind", async () => {
   const broken = traceFile("broken.jsonl", "{not json\n");
   const fresh = join(workDir, "all-rejected");
-  await expect(exportParquet([broken], fresh)).rejects.toThrow(/every input was rejected \(1 trace\)/);
+  await expect(exportParquet([broken], fresh)).rejects.toThrow(/every input was rejected \(1 trace; .*broken\.jsonl:1: /);
   expect(existsSync(fresh)).toBe(false);
   // Into an existing, empty folder: it stays empty.
   const empty = join(workDir, "all-rejected-empty");
