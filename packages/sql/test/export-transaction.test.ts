@@ -135,7 +135,9 @@ test("a stray folder and a run id longer than a file name leave the old data in 
 test("every input rejected: a non-zero outcome and no dataset left behind", async () => {
   const broken = traceFile("broken.jsonl", "{not json\n");
   const fresh = join(workDir, "all-rejected");
-  await expect(exportParquet([broken], fresh)).rejects.toThrow(/every input was rejected \(1 trace; .*broken\.jsonl:1: /);
+  await expect(exportParquet([broken], fresh)).rejects.toThrow(
+    /every input was rejected \(1 trace; .*broken\.jsonl:1: /,
+  );
   expect(existsSync(fresh)).toBe(false);
   // Into an existing, empty folder: it stays empty.
   const empty = join(workDir, "all-rejected-empty");
