@@ -12,6 +12,10 @@
 //     child's peak RSS (kernel high-water mark). CG_SQL_BENCH_BEFORE=<entry of another @cg/sql
 //     build> also runs that build in the same way, for a before/after ratio from the same run;
 //     CG_SQL_BENCH_TRACE=<file> reads that trace instead of generating one.
+//     Beside the ingest into the file, exportParquet of the same trace into a Parquet dataset (the
+//     same bounded ingest into the export's work database, then one streamed COPY per table), in
+//     its own child: its peak RSS and throughput against the ingest's from the same run.
+//     CG_SQL_BENCH_EXPORT_ONLY=1 runs only that pair (and skips the fleet).
 //  2. op_stats of 1,000 small traces (the package tests' fleet: 5 jobs × 25 steps × 8 ranks) from the
 //     exported Parquet dataset (openDataset + the view) vs reading every JSONL with @cg/parser and
 //     computing the same figures in JS (calls, total, mean, p50, p95, bytes per run and op).
@@ -77,6 +81,16 @@ import(pathToFileURL(process.env.CG_SQL_BENCH_ENTRY).href).then(async ({ openTra
   done(seconds, cpuSeconds, ops);
 });`;
 
+const EXPORT_CHILD = `${PEAK}
+const { pathToFileURL } = require("node:url");
+import(pathToFileURL(process.env.CG_SQL_BENCH_ENTRY).href).then(async ({ exportParquet }) => {
+  const start = performance.now();
+  const cpuStart = cpu();
+  const report = await exportParquet([process.env.CG_SQL_BENCH_TRACE], process.env.CG_SQL_BENCH_DATASET);
+  const seconds = (performance.now() - start) / 1000;
+  done(seconds, cpu() - cpuStart, report.rows.ops);
+});`;
+
 const READ_JSON_CHILD = `${PEAK}
 const { DuckDBInstance } = require(process.env.CG_SQL_BENCH_DUCKDB);
 (async () => {
@@ -135,6 +149,22 @@ async function ingest(dir: string): Promise<void> {
   // Each pair writes the same kind of table: into a database file (compressed row groups written to
   // disk; the ingest at a 32 MB memory limit, read_json at DuckDB's default), then in memory.
   const ours = runIngest(sqlEntry, "file");
+  rmSync(join(dir, "export"), { recursive: true, force: true });
+  const exported = child(EXPORT_CHILD, {
+    CG_SQL_BENCH_ENTRY: sqlEntry,
+    CG_SQL_BENCH_TRACE: trace,
+    CG_SQL_BENCH_DATASET: join(dir, "export"),
+  });
+  rmSync(join(dir, "export"), { recursive: true, force: true });
+  if (exported.rows !== ours.rows) throw new Error(`export wrote ${exported.rows} ops, ingest ${ours.rows}`);
+  const mib = (figures: ChildFigures) => `${(figures.peakRss / 1024 ** 2).toFixed(1)} MiB`;
+  console.log(
+    `exportParquet of the same trace: ${megabytesPerSecond(bytes, exported)} (ingest into the file ${megabytesPerSecond(bytes, ours)}: ` +
+      `${(ours.seconds / exported.seconds).toFixed(2)}x its throughput, ${(ours.cpuSeconds / exported.cpuSeconds).toFixed(2)}x by CPU time ` +
+      `${exported.cpuSeconds.toFixed(1)} vs ${ours.cpuSeconds.toFixed(1)} s); peak RSS ${mib(exported)} vs the ingest's ${mib(ours)} ` +
+      `(${(exported.peakRss / ours.peakRss).toFixed(2)}x): target ≤ 300 MB ${exported.peakRss <= 300 * 1000 ** 2 ? "met" : "NOT met"}`,
+  );
+  if (process.env.CG_SQL_BENCH_EXPORT_ONLY === "1") return;
   const duckdb = readJson("file");
   const oursInMemory = runIngest(sqlEntry, "memory");
   const duckdbInMemory = readJson("memory");
@@ -311,7 +341,7 @@ export default async function sqlBench() {
   const dir = mkdtempSync(join(tmpdir(), "cg-sql-bench-"));
   try {
     await ingest(dir);
-    await fleet(dir);
+    if (process.env.CG_SQL_BENCH_EXPORT_ONLY !== "1") await fleet(dir);
   } finally {
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   }

@@ -69,7 +69,12 @@ export async function openInputs(
 ): Promise<TraceDatabase> {
   const sql = await import("@cg/sql");
   const [first] = inputs;
-  if (inputs.length === 1 && first !== undefined && isDatasetFolder(first)) {
+  // A dataset folder, or one whose first export did not finish (openDataset says so).
+  if (
+    inputs.length === 1 &&
+    first !== undefined &&
+    (isDatasetFolder(first) || (await sql.isDatasetFolder(first)))
+  ) {
     const dataset = await sql.openDataset(first).catch((error: unknown) => {
       if (CgError.isInstance(error)) throw error;
       // DuckDB's own failures (a view over files that are not there) are about this folder.

@@ -1,6 +1,6 @@
 // `cg-trace sql` and `cg-trace export` in process: tables, machine output, the dataset round trip,
 // and every bad input as one line with exit status 2 (no stack trace).
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
@@ -151,10 +151,45 @@ describe("cg-trace export", () => {
     writeFileSync(join(other, "_cg_dataset.json"), '{"layout":"cg-dataset/9","partition_by":["run_id"]}');
     const exported = await runInProcess(["export", golden, "--to", "parquet", "-o", other]);
     expect(exported.exitCode).toBe(2);
-    expectOneLineError(exported.stderr, /dataset layout "cg-dataset\/9" is not cg-dataset\/1/);
+    expectOneLineError(
+      exported.stderr,
+      /dataset layout "cg-dataset\/9" is not cg-dataset\/2 or cg-dataset\/1/,
+    );
     const queried = await runInProcess(["sql", "SELECT 1", other]);
     expect(queried.exitCode).toBe(2);
-    expectOneLineError(queried.stderr, /dataset layout "cg-dataset\/9" is not cg-dataset\/1/);
+    expectOneLineError(
+      queried.stderr,
+      /dataset layout "cg-dataset\/9" is not cg-dataset\/2 or cg-dataset\/1/,
+    );
+  });
+});
+
+describe("cg-trace export failures", () => {
+  it("every trace skipped: exit 2, one line, no dataset left", async () => {
+    const broken = join(scratch, "broken.jsonl");
+    writeFileSync(broken, "{not json\n");
+    const out = join(scratch, "all-skipped");
+    const result = await runInProcess(["export", broken, "--to", "parquet", "-o", out]);
+    expect(result.exitCode).toBe(2);
+    expectOneLineError(result.stderr, /every input was rejected \(1 trace; .*broken\.jsonl:1: /);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("a failure while writing is one line naming the step, exit 2, no internal error", async () => {
+    const notAFolder = join(scratch, "a-file");
+    writeFileSync(notAFolder, "x");
+    const result = await runInProcess(["export", golden, "--to", "parquet", "-o", join(notAFolder, "ds")]);
+    expect(result.exitCode).toBe(2);
+    expectOneLineError(result.stderr, /^cg-trace: export to .*a-file\/ds failed, the dataset is unchanged: /);
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it("a killed first export is named as such by cg-trace sql", async () => {
+    const out = join(scratch, "killed-first");
+    mkdirSync(join(out, "_cg_work-g000001-0badf00d"), { recursive: true });
+    const result = await runInProcess(["sql", "SELECT 1", out]);
+    expect(result.exitCode).toBe(2);
+    expectOneLineError(result.stderr, /the first export into this folder did not finish/);
   });
 });
 

@@ -1,22 +1,35 @@
-// Traces to a Hive-partitioned Parquet dataset through DuckDB's own Parquet writer (zstd). Every
-// table is written as `<out>/<table>/[correlation_id=<c>/]run_id=<r>/data_0.parquet`; a run that is
-// already in the folder is replaced (its partition folders are removed first), new runs are added.
-import { mkdir, readdir, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
+// Traces to a Parquet dataset (layout cg-dataset/2), as a transaction. The traces are read into a
+// DuckDB database file in a work folder inside the dataset (the ingest's bounded path: a 32 MB
+// memory limit, rows on disk), written from there as Parquet into the work folder, flushed, moved
+// into the dataset's partition folders under names no manifest holds yet, and the folders flushed.
+// Only then does one atomic step, the rename of a new `_cg_dataset.json` naming every file of the
+// dataset, make them visible; the files of replaced runs are removed after it. Until that rename
+// readers see the old dataset exactly; after it, the new one. What a killed or failed export left
+// is named by no manifest, so it is never read, and the next export removes it.
+import { randomBytes } from "node:crypto";
+import { mkdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { cleanDataset, WORK_PREFIX } from "./dataset-cleanup.js";
 import {
   type DatasetManifest,
+  type DatasetPartition,
   manifestFor,
   type PartitionBy,
   partitionColumns,
   readManifest,
   writeManifest,
 } from "./dataset-manifest.js";
+import { syncPath } from "./durable-fs.js";
 import { expandInputs } from "./expand-inputs.js";
+import { takeExportLock } from "./export-lock.js";
+import { type BeforeStep, describeStep, type ExportStep } from "./export-steps.js";
 import type { IngestProgress } from "./ingest-progress.js";
+import { FOLDER_KEY, partitionFolderValue } from "./partition-folder.js";
 import { SqlError } from "./sql-error.js";
-import { quoteIdentifier, quoteLiteral, TABLES } from "./tables.js";
+import { DATASET_LAYOUT_V1, quoteIdentifier, quoteLiteral, TABLES, type TableName } from "./tables.js";
 import { createSchema, INGEST_SETTINGS, type IngestReport, ingestTraces } from "./trace-database.js";
+import { duckdbPathsOf } from "./work-alias.js";
 
 export interface ExportParquetOptions {
   /** Hive partitioning: `run_id` (default), or `correlation_id` then `run_id`. */
@@ -25,41 +38,127 @@ export interface ExportParquetOptions {
   strict?: boolean;
   /** Called after each trace is read. */
   onProgress?: (progress: IngestProgress) => void;
+  /**
+   * Called before each step of the export (see `ExportStep`); what it throws fails the export
+   * there, which leaves the old dataset as it was. For fault-injection tests.
+   */
+  beforeStep?: BeforeStep;
 }
 
 export interface ExportReport extends IngestReport {
   outDir: string;
+  /** The generation of the committed manifest. */
+  generation: string;
   /** Run ids whose earlier export was replaced. */
   replaced: string[];
   /** Rows written per table. */
   rows: Record<string, number>;
+  /**
+   * Set when removing what the new manifest no longer names failed after the commit: the new
+   * dataset is complete and read as it is; the next export removes the rest.
+   */
+  cleanupError?: string;
 }
 
-/** Names of the partition folders below `dir` whose decoded `run_id` value is in `runIds`. */
-async function runFolders(dir: string, depth: number, runIds: ReadonlySet<string>): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const found: string[] = [];
-  for (const entry of entries) {
-    if (!entry.isDirectory()) continue;
-    const path = join(dir, entry.name);
-    if (depth > 1) {
-      for (const folder of await runFolders(path, depth - 1, runIds)) found.push(folder);
-    } else if (entry.name.startsWith("run_id=")) {
-      // DuckDB escapes partition values like a URI component.
-      const value = decodeURIComponent(entry.name.slice("run_id=".length));
-      if (runIds.has(value)) found.push(path);
+/**
+ * DuckDB settings of the export's work database: the ingest's flat-memory setting (a database
+ * file with a 32 MB buffer pool). DuckDB writes the Parquet files from there row group by row group.
+ */
+const EXPORT_MEMORY_LIMIT = "32MB";
+const COPY_MEMORY_LIMIT = "96MB";
+const ROW_GROUP_ROWS = 61_440;
+
+/** `g<counter>-<random>`: after the committed generation, unique even if two exports race. */
+function nextGeneration(existing: DatasetManifest | undefined): string {
+  const counter = Number(/^g([0-9]+)-/.exec(existing?.generation ?? "")?.[1] ?? 0) + 1;
+  return `g${String(counter).padStart(6, "0")}-${randomBytes(4).toString("hex")}`;
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The partition of each run read, with its exact values and its folder path. */
+async function partitionsOf(
+  connection: DuckDBConnection,
+  columns: readonly string[],
+): Promise<Map<string, DatasetPartition>> {
+  const reader = await connection.runAndReadAll("SELECT run_id, correlation_id FROM runs ORDER BY run_id");
+  const partitions = new Map<string, DatasetPartition>();
+  const paths = new Map<string, string>();
+  for (const [runId, correlationId] of reader.getRows() as [string, string][]) {
+    const runFolder = `${FOLDER_KEY.run_id}=${partitionFolderValue(runId)}`;
+    const byCorrelation = columns.length === 2;
+    const path = byCorrelation
+      ? `${FOLDER_KEY.correlation_id}=${partitionFolderValue(correlationId)}/${runFolder}`
+      : runFolder;
+    const clash = paths.get(path);
+    if (clash !== undefined) {
+      throw new SqlError({
+        message: `runs ${JSON.stringify(clash)} and ${JSON.stringify(runId)} hash to the same folder ${path}`,
+        code: "export_failed",
+      });
     }
+    paths.set(path, runId);
+    const partition: DatasetPartition = byCorrelation
+      ? { run_id: runId, correlation_id: correlationId, path, files: {} }
+      : { run_id: runId, path, files: {} };
+    partitions.set(runId, partition);
   }
-  return found;
+  return partitions;
 }
 
-function samePartitioning(existing: DatasetManifest, wanted: string[]): boolean {
-  return existing.partition_by.join("/") === wanted.join("/");
+/**
+ * Writes one table's rows of each run as one Parquet file in the work folder (`<table>/<path>/`),
+ * one plain `COPY` per run: DuckDB streams it row group by row group, where a partitioned `COPY`
+ * would hold a buffer per open partition (out of memory under the 32 MB limit with a few dozen
+ * runs). The run id is a bound parameter, so any string is matched exactly.
+ */
+async function writeTable(
+  connection: DuckDBConnection,
+  table: TableName,
+  partitions: ReadonlyMap<string, DatasetPartition>,
+  dir: string,
+  generation: string,
+  announce: (step: ExportStep) => Promise<void>,
+): Promise<number> {
+  const counts = await connection.runAndReadAll(
+    `SELECT run_id, count(*) FROM ${quoteIdentifier(table)} GROUP BY run_id ORDER BY run_id`,
+  );
+  let rows = 0;
+  for (const [runId] of counts.getRows() as [string, bigint][]) {
+    const partition = partitions.get(runId) as DatasetPartition;
+    await announce({ kind: "write", table, partition: partition.path });
+    const folder = join(dir, partition.path);
+    await mkdir(folder, { recursive: true });
+    const name = `${generation}-0.parquet`;
+    // The exact correlation id is in every table's files when the dataset is partitioned by it.
+    const correlation =
+      partition.correlation_id !== undefined && table !== "runs" ? ", $2::VARCHAR AS correlation_id" : "";
+    const values = correlation === "" ? [runId] : [runId, partition.correlation_id as string];
+    const result = await connection.run(
+      `COPY (SELECT *${correlation} FROM ${quoteIdentifier(table)} WHERE run_id = $1) ` +
+        `TO ${quoteLiteral(join(folder, name))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_ROWS})`,
+      values,
+    );
+    rows += Number(result.rowsChanged);
+    partition.files[table] = [name];
+  }
+  return rows;
 }
 
 /**
  * Reads traces through the parser and writes them as a Parquet dataset to `outDir`, with a
- * `_cg_dataset.json` recording the layout (`cg-dataset/1`).
+ * `_cg_dataset.json` naming the layout (`cg-dataset/2`) and every file. Runs already in the
+ * dataset are replaced, new runs are added; either all of it becomes visible at once or none.
  */
 export async function exportParquet(
   traces: readonly string[],
@@ -67,52 +166,191 @@ export async function exportParquet(
   options: ExportParquetOptions = {},
 ): Promise<ExportReport> {
   const partitionBy = options.partitionBy ?? "run_id";
-  const partitions = partitionColumns(partitionBy);
+  const columns = partitionColumns(partitionBy);
   const root = resolve(outDir);
+  const beforeStep = options.beforeStep ?? (() => undefined);
   const existing = await readManifest(root);
-  if (existing !== undefined && !samePartitioning(existing, partitions)) {
+  if (existing?.layout === DATASET_LAYOUT_V1) {
     throw new SqlError({
-      message: `${root} is partitioned by ${existing.partition_by.join(", ")}, not ${partitions.join(", ")}`,
+      message: `${root}: a ${DATASET_LAYOUT_V1} dataset, which this version reads but does not add to; export into a new folder`,
+      code: "dataset_layout",
+      file: root,
+    });
+  }
+  if (existing !== undefined && existing.partition_by.join("/") !== columns.join("/")) {
+    throw new SqlError({
+      message: `${root} is partitioned by ${existing.partition_by.join(", ")}, not ${columns.join(", ")}`,
       code: "dataset_layout",
       file: root,
     });
   }
   const files = await expandInputs(traces);
-  const instance = await DuckDBInstance.create(":memory:", { ...INGEST_SETTINGS });
-  const connection = await instance.connect();
+  const createdRoot = !(await exists(root));
+  const generation = nextGeneration(existing);
+  const work = join(root, `${WORK_PREFIX}${generation}`);
+  let step: ExportStep | undefined;
+  const announce = async (next: ExportStep) => {
+    step = next;
+    await beforeStep(next);
+  };
+  const removal = (path: string) => announce({ kind: "cleanup", path });
+  let unlock: (() => Promise<void>) | undefined;
+  /** Set once the lock is held over the manifest read: from then on a failure rolls back. */
+  let owned = false;
+  let alias: { release: () => Promise<void> } | undefined;
+  let committed: DatasetManifest | undefined;
+  let report: IngestReport | undefined;
+  let replaced: string[] = [];
+  const rows: Record<string, number> = {};
   try {
-    await createSchema(connection);
-    const ingestOptions: Parameters<typeof ingestTraces>[2] = {};
-    if (options.strict !== undefined) ingestOptions.strict = options.strict;
-    if (options.onProgress !== undefined) ingestOptions.onProgress = options.onProgress;
-    const report = await ingestTraces(connection, files, ingestOptions);
-    const runIds = new Set(report.runs.map((run) => run.run_id));
-    const replaced = new Set<string>();
     await mkdir(root, { recursive: true });
+    unlock = await takeExportLock(root);
+    // Another export may have committed between the read above and the lock: its files are not
+    // this export's to remove.
+    if ((await readManifest(root))?.generation !== existing?.generation) {
+      throw new SqlError({
+        message: `${root}: another export committed while this one started; run it again`,
+        code: "export_failed",
+        file: root,
+      });
+    }
+    owned = true;
+    // What an earlier export that was killed left behind.
+    await cleanDataset(root, existing, removal);
+    await mkdir(join(work, "out"), { recursive: true });
+    const workAlias = await duckdbPathsOf(work);
+    alias = workAlias;
+    const instance = await DuckDBInstance.create(join(workAlias.database, "work.duckdb"), {
+      ...INGEST_SETTINGS,
+      memory_limit: EXPORT_MEMORY_LIMIT,
+      temp_directory: join(workAlias.database, "spill"),
+    });
+    const connection = await instance.connect();
+    let partitions: Map<string, DatasetPartition>;
+    try {
+      await createSchema(connection);
+      await announce({ kind: "ingest" });
+      const ingestOptions: Parameters<typeof ingestTraces>[2] = {};
+      if (options.strict !== undefined) ingestOptions.strict = options.strict;
+      if (options.onProgress !== undefined) ingestOptions.onProgress = options.onProgress;
+      report = await ingestTraces(connection, files, ingestOptions);
+      step = undefined;
+      if (report.runs.length === 0) {
+        const first = report.rejected[0];
+        const why =
+          first === undefined
+            ? ""
+            : `; ${first.file}${first.line === undefined ? "" : `:${first.line}`}: ${first.message}`;
+        throw new SqlError({
+          message: `every input was rejected (${report.rejected.length} trace${report.rejected.length === 1 ? "" : "s"}${why}): nothing exported to ${root}`,
+          code: "no_traces",
+          file: root,
+        });
+      }
+      partitions = await partitionsOf(connection, columns);
+      for (const old of existing?.partitions ?? []) {
+        const clash = [...partitions.values()].find((fresh) => fresh.path === old.path);
+        if (clash !== undefined && clash.run_id !== old.run_id) {
+          throw new SqlError({
+            message: `${root}: runs ${JSON.stringify(old.run_id)} and ${JSON.stringify(clash.run_id)} hash to the same folder ${old.path}`,
+            code: "export_failed",
+            file: root,
+          });
+        }
+      }
+      // The Parquet writer holds a row group of each column before it compresses it, beyond what
+      // the ingest needed (4 M ops of one run: out of memory at 32 MB with 122,880-row groups).
+      // One thread, a larger limit once the reading thread is gone, and half-size row groups.
+      await connection.run(`SET threads = 1`);
+      await connection.run(`SET memory_limit = '${COPY_MEMORY_LIMIT}'`);
+      for (const table of TABLES) {
+        const dir = join(workAlias.out, "out", table.name);
+        rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
+      }
+    } finally {
+      // The work database is thrown away: no checkpoint of it on closing.
+      await connection.run("PRAGMA disable_checkpoint_on_shutdown").catch(() => undefined);
+      connection.closeSync();
+      instance.closeSync();
+      await workAlias.release();
+    }
+    // Flush each file and move it into its partition folder, under a name no manifest holds yet.
+    const folders = new Set<string>();
     for (const table of TABLES) {
-      for (const folder of await runFolders(join(root, table.name), partitions.length, runIds)) {
-        replaced.add(decodeURIComponent(folder.slice(folder.lastIndexOf("run_id=") + "run_id=".length)));
-        await rm(folder, { recursive: true, force: true });
+      for (const partition of partitions.values()) {
+        const names = partition.files[table.name] ?? [];
+        if (names.length === 0) continue;
+        await announce({ kind: "move", table: table.name, partition: partition.path });
+        const staged = join(work, "out", table.name, partition.path);
+        const target = join(root, table.name, partition.path);
+        await mkdir(target, { recursive: true });
+        for (const name of names) {
+          await syncPath(join(staged, name));
+          await rename(join(staged, name), join(target, name));
+        }
+        for (let folder = target; folder !== root; folder = dirname(folder)) folders.add(folder);
       }
     }
-    const rows: Record<string, number> = {};
-    for (const table of TABLES) {
-      const name = quoteIdentifier(table.name);
-      const source =
-        partitionBy === "correlation_id" && table.name !== "runs"
-          ? `SELECT t.*, r.correlation_id FROM ${name} t JOIN runs r USING (run_id)`
-          : `SELECT * FROM ${name}`;
-      const target = quoteLiteral(join(root, table.name));
-      const result = await connection.run(
-        `COPY (${source}) TO ${target} (FORMAT parquet, COMPRESSION zstd, ` +
-          `PARTITION_BY (${partitions.map(quoteIdentifier).join(", ")}), OVERWRITE_OR_IGNORE, FILENAME_PATTERN 'data_{i}')`,
-      );
-      rows[table.name] = Number(result.rowsChanged);
+    await announce({ kind: "sync-folders" });
+    // Deepest first: a folder's new entry is durable before its parent's.
+    for (const folder of [...folders].sort((left, right) => right.length - left.length))
+      await syncPath(folder);
+    await syncPath(root);
+    const kept = (existing?.partitions ?? []).filter((old) => !partitions.has(old.run_id));
+    replaced = (existing?.partitions ?? [])
+      .filter((old) => partitions.has(old.run_id))
+      .map((old) => old.run_id)
+      .sort();
+    const all = [...kept, ...partitions.values()].sort((left, right) =>
+      left.path < right.path ? -1 : left.path > right.path ? 1 : 0,
+    );
+    const manifest = manifestFor(partitionBy, generation, all);
+    await announce({ kind: "commit" });
+    await writeManifest(root, manifest);
+    committed = manifest;
+  } catch (error) {
+    await alias?.release().catch(() => undefined);
+    // Without the lock over the manifest read, what is there may be another export's: untouched.
+    if (owned) await rollBack(root, work, existing, createdRoot);
+    await unlock?.().catch(() => undefined);
+    if (SqlError.isInstance(error)) throw error;
+    const where = step === undefined ? "" : `${describeStep(step)}: `;
+    throw new SqlError({
+      message: `export to ${root} failed, the dataset is unchanged: ${where}${firstLine(error)}`,
+      code: "export_failed",
+      file: root,
+      cause: error,
+    });
+  }
+  const result: ExportReport = { ...report, outDir: root, generation, replaced, rows } as ExportReport;
+  try {
+    await cleanDataset(root, committed, removal);
+  } catch (error) {
+    result.cleanupError = `${step === undefined ? "" : `${describeStep(step)}: `}${firstLine(error)}`;
+  }
+  await unlock?.().catch(() => undefined);
+  return result;
+}
+
+/** After a failure before the commit: nothing of this export stays, the old manifest rules. */
+async function rollBack(
+  root: string,
+  work: string,
+  existing: DatasetManifest | undefined,
+  createdRoot: boolean,
+): Promise<void> {
+  try {
+    if (createdRoot) {
+      await rm(root, { recursive: true, force: true });
+      return;
     }
-    await writeManifest(root, manifestFor(partitionBy));
-    return { ...report, outDir: root, replaced: [...replaced].sort(), rows };
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
+    await rm(work, { recursive: true, force: true });
+    await cleanDataset(root, existing, () => undefined);
+    if (existing === undefined) {
+      // A first export into a folder that was there: no empty table folders left as a dataset.
+      for (const table of TABLES) await rmdir(join(root, table.name)).catch(() => undefined);
+    }
+  } catch {
+    // What is left is named by no manifest: never read, and removed by the next export.
   }
 }

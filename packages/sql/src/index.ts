@@ -1,10 +1,18 @@
-export { type DatasetManifest, MANIFEST_FILE, type PartitionBy, readManifest } from "./dataset-manifest.js";
+export {
+  type DatasetManifest,
+  type DatasetPartition,
+  MANIFEST_FILE,
+  type PartitionBy,
+  readManifest,
+} from "./dataset-manifest.js";
 export { type Column, columnsOfEvent, SQL_TYPE_OF_WIRE, type SqlType } from "./event-columns.js";
 export type { ExpandInputsOptions, SkippedInput } from "./expand-inputs.js";
 export { type ExportParquetOptions, type ExportReport, exportParquet } from "./export-parquet.js";
+export type { BeforeStep, ExportStep } from "./export-steps.js";
 export type { IngestProgress } from "./ingest-progress.js";
 export type { IngestedRun, RejectedTrace } from "./ingest-trace.js";
-export { openDataset } from "./open-dataset.js";
+export { isDatasetFolder, openDataset } from "./open-dataset.js";
+export { partitionFolder } from "./partition-folder.js";
 export { RegressError, type RegressErrorCode, type RegressErrorOptions } from "./regress-error.js";
 export {
   DEFAULT_BASELINE_RUNS,
@@ -43,7 +51,7 @@ export {
 } from "./regress-verdict.js";
 export { lockDown, type SandboxScope } from "./sandbox.js";
 export { SqlError, type SqlErrorCode, type SqlErrorOptions } from "./sql-error.js";
-export { DATASET_LAYOUT, TABLES, type Table, type TableName } from "./tables.js";
+export { DATASET_LAYOUT, DATASET_LAYOUT_V1, TABLES, type Table, type TableName } from "./tables.js";
 export {
   type IngestReport,
   type OpenTraceDatabaseOptions,

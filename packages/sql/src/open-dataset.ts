@@ -1,49 +1,118 @@
 // A Parquet dataset written by `exportParquet`, opened in DuckDB: every table becomes a view over
-// its Parquet files (Hive partitions give back `run_id` and `correlation_id`), with the same
-// ready-made views as a database read from traces.
-import { resolve } from "node:path";
+// exactly the files its manifest names (cg-dataset/2; the exact partition values are columns in
+// the files), or over the files below its folder with the values from the Hive folder names
+// (cg-dataset/1), with the same ready-made views as a database read from traces. Every path is
+// handed to DuckDB as a literal (see `literalPathSql`), so a folder named `ds*` reads only itself.
+import { readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { glob } from "tinyglobby";
-import { MANIFEST_FILE, readManifest } from "./dataset-manifest.js";
+import { WORK_PREFIX } from "./dataset-cleanup.js";
+import { type DatasetManifest, MANIFEST_FILE, readManifest } from "./dataset-manifest.js";
+import { literalPathSql } from "./duckdb-path.js";
 import { SqlError } from "./sql-error.js";
-import { createTableSql, quoteIdentifier, quoteLiteral, TABLES } from "./tables.js";
+import {
+  createTableSql,
+  DATASET_LAYOUT_V1,
+  quoteIdentifier,
+  quoteLiteral,
+  TABLES,
+  type TableName,
+} from "./tables.js";
 import { TraceDatabase } from "./trace-database.js";
 import { createViewsSql } from "./views.js";
+
+/** Whether `dir` is a dataset folder, or the folder of a first export that did not finish. */
+export async function isDatasetFolder(dir: string): Promise<boolean> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  return entries.some((name) => name === MANIFEST_FILE || name.startsWith(WORK_PREFIX));
+}
+
+/** Every `.parquet` below `dir`, not following symbolic links (cg-dataset/1 has no file list). */
+async function parquetBelow(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await parquetBelow(path)));
+    else if (entry.isFile() && entry.name.endsWith(".parquet")) found.push(path);
+  }
+  return found.sort();
+}
+
+/** The files of one table the manifest names, each checked to be there. */
+async function namedFiles(root: string, manifest: DatasetManifest, table: TableName): Promise<string[]> {
+  const files: string[] = [];
+  for (const partition of manifest.partitions ?? []) {
+    for (const name of partition.files[table] ?? []) {
+      const file = join(root, table, partition.path, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info?.isFile()) {
+        throw new SqlError({
+          message: `${file}: named by ${MANIFEST_FILE} (run ${JSON.stringify(partition.run_id).slice(0, 200)}) but missing`,
+          code: "dataset_layout",
+          file,
+        });
+      }
+      files.push(file);
+    }
+  }
+  return files;
+}
+
+async function viewSql(
+  root: string,
+  manifest: DatasetManifest,
+  table: (typeof TABLES)[number],
+): Promise<string> {
+  const v1 = manifest.layout === DATASET_LAYOUT_V1;
+  const files = v1
+    ? await parquetBelow(join(root, table.name))
+    : await namedFiles(root, manifest, table.name);
+  // No run had such events: an empty table with the layout's columns.
+  if (files.length === 0) return createTableSql(table);
+  const columns = table.columns.map((column) => quoteIdentifier(column.name)).join(", ");
+  const list = `[${files.map(literalPathSql).join(", ")}]`;
+  const hive = v1
+    ? `hive_partitioning = true, hive_types = {${manifest.partition_by.map((column) => `${quoteLiteral(column)}: VARCHAR`).join(", ")}}`
+    : "hive_partitioning = false";
+  return `CREATE VIEW ${quoteIdentifier(table.name)} AS SELECT ${columns} FROM read_parquet(${list}, ${hive})`;
+}
 
 /** Opens an exported dataset folder for queries (read only: the Parquet files are not changed). */
 export async function openDataset(dir: string): Promise<TraceDatabase> {
   const root = resolve(dir);
   const manifest = await readManifest(root);
   if (manifest === undefined) {
+    const unfinished = await isDatasetFolder(root);
     throw new SqlError({
-      message: `${root}: no ${MANIFEST_FILE}, so not a dataset`,
+      message: unfinished
+        ? `${root}: the first export into this folder did not finish (no ${MANIFEST_FILE}); export again`
+        : `${root}: no ${MANIFEST_FILE}, so not a dataset`,
       code: "dataset_layout",
       file: root,
     });
   }
-  const hiveTypes = manifest.partition_by.map((column) => `${quoteLiteral(column)}: VARCHAR`).join(", ");
   const instance = await DuckDBInstance.create(":memory:");
   const connection = await instance.connect();
+  let table: string | undefined;
   try {
-    for (const table of TABLES) {
-      const files = await glob(`${table.name}/**/*.parquet`, { cwd: root, onlyFiles: true });
-      if (files.length === 0) {
-        // No run had such events: an empty table with the layout's columns.
-        await connection.run(createTableSql(table));
-        continue;
-      }
-      const columns = table.columns.map((column) => quoteIdentifier(column.name)).join(", ");
-      const pattern = quoteLiteral(`${root}/${table.name}/**/*.parquet`);
-      await connection.run(
-        `CREATE VIEW ${quoteIdentifier(table.name)} AS SELECT ${columns} FROM read_parquet(${pattern}, ` +
-          `hive_partitioning = true, hive_types = {${hiveTypes}})`,
-      );
+    for (const candidate of TABLES) {
+      table = candidate.name;
+      await connection.run(await viewSql(root, manifest, candidate));
     }
+    table = undefined;
     for (const statement of createViewsSql()) await connection.run(statement);
   } catch (error) {
     connection.closeSync();
     instance.closeSync();
-    throw error;
+    if (SqlError.isInstance(error)) throw error;
+    const text = error instanceof Error ? error.message : String(error);
+    throw new SqlError({
+      message: `${root}: cannot open the dataset${table === undefined ? "" : ` (table ${table})`}: ${text.split("\n")[0]}`,
+      code: "dataset_layout",
+      file: root,
+      cause: error,
+    });
   }
   return new TraceDatabase(instance, connection, { runs: [], rejected: [] });
 }

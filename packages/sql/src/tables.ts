@@ -4,8 +4,11 @@
 import { EVENT_LAYOUTS, type EventKind } from "@cg/schema";
 import { type Column, columnsOfEvent } from "./event-columns.js";
 
-/** Version of the table layout, recorded in every exported dataset. */
-export const DATASET_LAYOUT = "cg-dataset/1";
+/** Version of the dataset layout, recorded in every exported dataset. */
+export const DATASET_LAYOUT = "cg-dataset/2";
+
+/** The first layout (Hive folders named by the values), still read. */
+export const DATASET_LAYOUT_V1 = "cg-dataset/1";
 
 export type TableName =
   | "runs"

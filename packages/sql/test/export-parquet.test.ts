@@ -10,39 +10,54 @@ import { readParquet } from "parquet-wasm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   DATASET_LAYOUT,
+  type DatasetManifest,
   exportParquet,
   MANIFEST_FILE,
   openDataset,
   openTraceDatabase,
+  partitionFolder,
   SqlError,
   TABLES,
   type TraceDatabase,
 } from "../src/index.js";
+import type { PartitionColumn } from "../src/partition-folder.js";
 import { NON_ASCII_TAG, readableFixtures, SATURATED, writeWriterTrace } from "./trace-fixtures.js";
 
 const workDir = mkdtempSync(join(tmpdir(), "cg-sql-export-"));
 const writerTrace = writeWriterTrace(join(workDir, "writer.jsonl"));
 const traces = [...readableFixtures, writerTrace];
 
-function parquetFiles(dir: string): string[] {
+interface DataFile {
+  file: string;
+  table: string;
+  /** Exact partition values, from the manifest. */
+  values: Record<string, string>;
+}
+
+/** Every data file the manifest names, with its table and exact partition values. */
+function manifestFiles(root: string): DataFile[] {
+  const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
+  const found: DataFile[] = [];
+  for (const partition of manifest.partitions ?? []) {
+    const values: Record<string, string> = { run_id: partition.run_id };
+    if (partition.correlation_id !== undefined) values.correlation_id = partition.correlation_id;
+    for (const [table, names] of Object.entries(partition.files)) {
+      for (const name of names ?? [])
+        found.push({ file: join(root, table, partition.path, name), table, values });
+    }
+  }
+  return found.sort((left, right) => (left.file < right.file ? -1 : 1));
+}
+
+/** Every .parquet below `dir`, named by the manifest or not. */
+function parquetBelow(dir: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...parquetFiles(path));
+    if (entry.isDirectory()) found.push(...parquetBelow(path));
     else if (entry.name.endsWith(".parquet")) found.push(path);
   }
   return found.sort();
-}
-
-/** Table and partition values of a file, from its Hive path. */
-function partitionOf(root: string, file: string): { table: string; values: Record<string, string> } {
-  const [table, ...rest] = relative(root, file).split(sep);
-  const values: Record<string, string> = {};
-  for (const part of rest.slice(0, -1)) {
-    const [key, value] = part.split("=") as [string, string];
-    values[key] = decodeURIComponent(value);
-  }
-  return { table: table as string, values };
 }
 
 /** Plain comparable values: bigints stay bigints, arrow vectors and maps become arrays / entries. */
@@ -113,20 +128,25 @@ afterAll(() => {
 
 async function expectedFileRows(table: string, runId: string, columns: string[]) {
   const list = columns.map((column) => `"${column}"`).join(", ");
+  // The correlation id of a run is in every table's files when the dataset is partitioned by it.
+  const source =
+    table !== "runs" && columns.includes("correlation_id")
+      ? `(SELECT t.*, r.correlation_id FROM "${table}" t JOIN runs r USING (run_id))`
+      : `"${table}"`;
   const result = await reference.query(
-    `SELECT ${list} FROM "${table}" WHERE run_id = '${runId.replaceAll("'", "''")}'`,
+    `SELECT ${list} FROM ${source} WHERE run_id = '${runId.replaceAll("'", "''")}'`,
   );
   return result.rows.map((row) => row.map(plain));
 }
 
 describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (partitionBy) => {
   const outDir = join(workDir, `dataset-${partitionBy}`);
-  let files: string[] = [];
+  let files: DataFile[] = [];
 
   beforeAll(async () => {
     const report = await exportParquet(traces, outDir, { partitionBy });
     expect(report.runs.length).toBe(reference.report.runs.length);
-    files = parquetFiles(outDir);
+    files = manifestFiles(outDir);
   });
 
   test("Hive layout and the manifest", () => {
@@ -138,26 +158,30 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
     expect(manifest.tables.map((table: { name: string }) => table.name)).toEqual(
       TABLES.map((table) => table.name),
     );
-    for (const file of files) {
-      const { table, values } = partitionOf(outDir, file);
+    const keys = partitionBy === "run_id" ? ["run_id"] : ["correlation_id", "run_id"];
+    for (const { file, table, values } of files) {
       expect(TABLES.map((candidate) => candidate.name)).toContain(table);
-      expect(Object.keys(values)).toEqual(manifest.partition_by);
+      // Folder names: a safe encoding of the exact values, in the manifest's order.
+      const folders = relative(join(outDir, table), file).split(sep).slice(0, -1);
+      expect(folders).toEqual(
+        keys.map((key) => partitionFolder(key as PartitionColumn, values[key] as string)),
+      );
     }
-    // One runs file per run.
-    expect(files.filter((file) => partitionOf(outDir, file).table === "runs")).toHaveLength(
-      reference.report.runs.length,
-    );
+    // The manifest names every file there is, and one runs file per run.
+    expect(parquetBelow(outDir)).toEqual(files.map((entry) => entry.file));
+    expect(files.filter((entry) => entry.table === "runs")).toHaveLength(reference.report.runs.length);
   });
 
   test("every file read by hyparquet and by parquet-wasm equals the tables", async () => {
     expect(files.length).toBeGreaterThan(reference.report.runs.length);
-    for (const file of files) {
-      const { table, values } = partitionOf(outDir, file);
+    for (const { file, table, values } of files) {
       const runId = values.run_id as string;
       const hyparquet = await readWithHyparquet(file);
       const arrowRs = readWithArrowRs(file);
       const tableColumns = TABLES.find((candidate) => candidate.name === table)?.columns ?? [];
-      const inFile = tableColumns.map((column) => column.name).filter((name) => !(name in values));
+      // Every column of the table, and the exact partition values (correlation_id appended).
+      const inFile = tableColumns.map((column) => column.name);
+      if ("correlation_id" in values && !inFile.includes("correlation_id")) inFile.push("correlation_id");
       expect(hyparquet.columns, file).toEqual(inFile);
       expect(arrowRs.columns, file).toEqual(inFile);
       const expected = sortRows(await expectedFileRows(table, runId, inFile));
@@ -167,9 +191,9 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
   });
 
   test("a saturated u64, a non-ASCII tag and an absent optional field survive both readers", async () => {
-    const runDir = files.filter((file) => file.includes(`${sep}run_id=writer-run-1${sep}`));
-    const ops = runDir.find((file) => partitionOf(outDir, file).table === "ops") as string;
-    const runs = runDir.find((file) => partitionOf(outDir, file).table === "runs") as string;
+    const runDir = files.filter((entry) => entry.values.run_id === "writer-run-1");
+    const ops = runDir.find((entry) => entry.table === "ops")?.file as string;
+    const runs = runDir.find((entry) => entry.table === "runs")?.file as string;
     for (const read of [readWithHyparquet, readWithArrowRs]) {
       const opRows = await read(ops);
       const name = opRows.columns.indexOf("op_name");
@@ -221,9 +245,11 @@ test("another layout version or partitioning is refused with a clear message", a
   mkdirSync(outDir, { recursive: true });
   writeFileSync(
     join(outDir, MANIFEST_FILE),
-    JSON.stringify({ layout: "cg-dataset/2", partition_by: ["run_id"] }),
+    JSON.stringify({ layout: "cg-dataset/3", partition_by: ["run_id"] }),
   );
-  await expect(openDataset(outDir)).rejects.toThrow(/dataset layout "cg-dataset\/2" is not cg-dataset\/1/);
+  await expect(openDataset(outDir)).rejects.toThrow(
+    /dataset layout "cg-dataset\/3" is not cg-dataset\/2 or cg-dataset\/1/,
+  );
   await expect(exportParquet([writerTrace], outDir)).rejects.toThrow(SqlError);
   const byRun = join(workDir, "by-run");
   await exportParquet([writerTrace], byRun);

@@ -24,13 +24,18 @@ export const exportCommand: Command = {
       description: "fail on the first trace that does not parse instead of skipping it",
     },
   },
-  help: `Writes <DIR>/<table>/run_id=<id>/data_0.parquet (zstd) for every table and a _cg_dataset.json
-recording the layout (cg-dataset/1). Exporting into an existing dataset adds new runs and replaces
-runs that are already there. Read it back with: cg-trace sql "<query>" <DIR>.
+  help: `Writes <DIR>/<table>/run=<name>/<generation>-0.parquet (zstd) for every table, with the exact
+run id (and correlation id) as columns in the files, and a _cg_dataset.json naming the layout
+(cg-dataset/2) and every file. Exporting into an existing dataset adds new runs and replaces runs
+that are already there, as one transaction: until the new files are complete and flushed the old
+dataset reads as it was, then one rename of _cg_dataset.json makes the new one visible; a killed
+or failed export leaves the old dataset, and the next export removes what it left.
+Read it back with: cg-trace sql "<query>" <DIR>.
 
 Traces that do not parse are skipped with one "skipped file:line: …" line each on stderr.
-Exit codes: 0 written, 2 usage error, no traces, a dataset of another layout, or (with --strict)
-a trace that does not parse.`,
+Exit codes: 0 written, 2 usage error, no traces, every trace skipped, a dataset of another layout,
+a failed export (one line naming the step; the dataset unchanged) or (with --strict) a trace that
+does not parse.`,
   async run(args, context) {
     choiceOption(args, "export", "to", ["parquet"] as const);
     const output = stringOption(args, "output");
@@ -55,6 +60,11 @@ a trace that does not parse.`,
       progress.end();
     }
     reportRejected(report, context);
+    if (report.cleanupError !== undefined) {
+      context.stderr(
+        `cg-trace: warning: exported, but left files the next export removes: ${escapeControl(report.cleanupError)}\n`,
+      );
+    }
     const replaced = report.replaced.length === 0 ? "" : ` (${report.replaced.length} replaced)`;
     const skipped = report.rejected.length === 0 ? "" : `, ${report.rejected.length} skipped`;
     context.stdout(
