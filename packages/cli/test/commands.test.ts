@@ -96,7 +96,9 @@ describe("cg-trace commands (in process)", () => {
     expect(forced.stdout).toContain("What explains the change");
     const annotated = await runInProcess(["compare", ...pair, "--format", "github"]);
     expect(annotated.exitCode).toBe(2);
-    expect(annotated.stdout).toMatch(/^::error title=cg-trace compare%3A not comparable::candidate trace is structurally untrusted/);
+    expect(annotated.stdout).toMatch(
+      /^::error title=cg-trace compare%3A not comparable::candidate trace is structurally untrusted/,
+    );
   });
 
   it("convert writes a Perfetto file that follows every rule", async () => {

@@ -124,7 +124,14 @@ describe("compare streams both traces (in process, every fixture against the nex
         const expected = compareTraces(baseline.document, candidate.document, { operatorGroupBy: groupBy });
         const grouping = groupBy.length > 0 ? ["--group-by", groupBy.join(",")] : [];
         const force = expected.comparable ? [] : ["--force"];
-        const json = await runInProcess(["compare", baseline.path, candidate.path, "--json", ...grouping, ...force]);
+        const json = await runInProcess([
+          "compare",
+          baseline.path,
+          candidate.path,
+          "--json",
+          ...grouping,
+          ...force,
+        ]);
         expect(json.exitCode, json.stderr).toBe(0);
         expect(json.stdout).toBe(`${stringifyJson(expected)}\n`);
         const text = await runInProcess(["compare", baseline.path, candidate.path, ...grouping, ...force]);
