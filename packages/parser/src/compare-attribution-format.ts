@@ -9,7 +9,7 @@ import type {
   TimeAttribution,
   TimeAttributionPart,
 } from "./compare-attribution-types.js";
-import type { SignedInteger } from "./compare-traces.js";
+import type { SignedInteger } from "./signed-integer.js";
 
 export interface FormatAttributionOptions {
   /** Parts listed per half (default 5). */

@@ -2,7 +2,7 @@
 // of the measured time and of the memory peak. Every figure is an exact integer; in each half the
 // named parts, `unmatched` and `other` add up to the measured delta exactly.
 import type { MemoryCategory } from "@cg/schema";
-import type { SignedInteger } from "./compare-traces.js";
+import type { SignedInteger } from "./signed-integer.js";
 
 /** How a part was matched across the traces: by the same span path, by the path with its numbers masked, or by op signature (or category and op) alone. */
 export type AttributionMatch = "path" | "masked_path" | "signature";

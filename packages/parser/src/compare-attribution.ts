@@ -17,7 +17,7 @@ import type {
   TimeAttributionPart,
 } from "./compare-attribution-types.js";
 import { ComparisonInputError } from "./compare-error.js";
-import type { SignedInteger } from "./compare-traces.js";
+import type { SignedInteger } from "./signed-integer.js";
 
 const MATCHES: readonly AttributionMatch[] = ["path", "masked_path", "signature"];
 

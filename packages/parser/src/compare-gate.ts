@@ -5,7 +5,7 @@ import { signedInteger } from "./compare-attribution.js";
 import type { AttributionSide } from "./compare-attribution-side.js";
 import { ComparisonInputError } from "./compare-error.js";
 import type { GateMetric, GateRule } from "./compare-gate-rules.js";
-import type { SignedInteger } from "./compare-traces.js";
+import type { SignedInteger } from "./signed-integer.js";
 
 export interface GateCheck {
   /** The rule as written. */

@@ -13,12 +13,12 @@ import type { GateRule } from "./compare-gate-rules.js";
 import { analyzeHealth, type HealthOptions } from "./health.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
 import { type OperatorGroupField, type OperatorTable, operatorTable } from "./operator-stats.js";
+import type { SignedInteger } from "./signed-integer.js";
 import { type SpanCost, spanCosts } from "./span-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { TraceDocument } from "./trace-document.js";
 
-/** A signed exact integer: a number when safe, a bigint beyond. */
-export type SignedInteger = number | bigint;
+export type { SignedInteger } from "./signed-integer.js";
 
 /** Tags that describe the build rather than the workload: a difference only warns. */
 export const DESCRIPTIVE_TAGS: readonly string[] = ["source_revision", "source_commit", "build_id"];
