@@ -28,15 +28,15 @@ export async function isDatasetFolder(dir: string): Promise<boolean> {
 }
 
 /** Every `.parquet` below `dir`, not following symbolic links (cg-dataset/1 has no file list). */
-async function parquetBelow(dir: string): Promise<string[]> {
-  const found: string[] = [];
+async function parquetBelow(dir: string, found: string[] = []): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await parquetBelow(path)));
+    // Into the one list: a spread of a folder's thousands of files would go through the stack.
+    if (entry.isDirectory()) await parquetBelow(path, found);
     else if (entry.isFile() && entry.name.endsWith(".parquet")) found.push(path);
   }
-  return found.sort();
+  return found;
 }
 
 /** The files of one table the manifest names, each checked to be there. */
@@ -66,7 +66,7 @@ async function viewSql(
 ): Promise<string> {
   const v1 = manifest.layout === DATASET_LAYOUT_V1;
   const files = v1
-    ? await parquetBelow(join(root, table.name))
+    ? (await parquetBelow(join(root, table.name))).sort()
     : await namedFiles(root, manifest, table.name);
   // No run had such events: an empty table with the layout's columns.
   if (files.length === 0) return createTableSql(table);
