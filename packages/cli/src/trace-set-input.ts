@@ -75,26 +75,18 @@ export async function openInputs(
     first !== undefined &&
     (isDatasetFolder(first) || (await sql.isDatasetFolder(first)))
   ) {
-    const dataset = await sql.openDataset(first).catch((error: unknown) => {
-      if (CgError.isInstance(error)) throw error;
-      // DuckDB's own failures (a view over files that are not there) are about this folder.
-      throw new CliError({
-        message: `${first}: ${firstLine(error)}`,
-        exitCode: ExitCode.Usage,
-        cause: error,
+    // Sandboxed unless asked: the views read the dataset's files and nothing else.
+    return sql
+      .openDataset(first, { allowExternalAccess: options.allowExternalAccess })
+      .catch((error: unknown) => {
+        if (CgError.isInstance(error)) throw error;
+        // DuckDB's own failures (a view over files that are not there) are about this folder.
+        throw new CliError({
+          message: `${first}: ${firstLine(error)}`,
+          exitCode: ExitCode.Usage,
+          cause: error,
+        });
       });
-    });
-    // The views read the dataset's Parquet files, so its folder stays readable (not writable: the
-    // sandbox refuses COPY and EXPORT).
-    if (!options.allowExternalAccess) {
-      try {
-        await dataset.sandbox({ readableDirectories: [resolve(first)] });
-      } catch (error) {
-        dataset.close();
-        throw error;
-      }
-    }
-    return dataset;
   }
   const progress = progressLine(context, "reading");
   let database: TraceDatabase;

@@ -9,7 +9,15 @@ const GLOB_CHAR = /[*?[]/;
 
 /** `path` as a DuckDB string literal that names exactly that file. */
 export function literalPathSql(path: string): string {
-  if (!GLOB_CHAR.test(path)) return quoteLiteral(path);
+  return quoteLiteral(literalPathText(path));
+}
+
+/**
+ * The text DuckDB is given for `path` (before quoting). Its sandbox checks this text, not the file
+ * it expands to, so a readable folder is named in this form too.
+ */
+export function literalPathText(path: string): string {
+  if (!GLOB_CHAR.test(path)) return path;
   if (path.includes("\\")) {
     throw new SqlError({
       message: `${path}: DuckDB cannot read a path holding both \\ and one of * ? [ (rename the folder)`,
@@ -17,5 +25,5 @@ export function literalPathSql(path: string): string {
       file: path,
     });
   }
-  return quoteLiteral(path.replace(/[*?[]/g, (char) => `[${char}]`));
+  return path.replace(/[*?[]/g, (char) => `[${char}]`);
 }

@@ -11,7 +11,7 @@ export { type ExportParquetOptions, type ExportReport, exportParquet } from "./e
 export type { BeforeStep, ExportStep } from "./export-steps.js";
 export type { IngestProgress } from "./ingest-progress.js";
 export type { IngestedRun, RejectedTrace } from "./ingest-trace.js";
-export { isDatasetFolder, openDataset } from "./open-dataset.js";
+export { isDatasetFolder, type OpenDatasetOptions, openDataset } from "./open-dataset.js";
 export { partitionFolder } from "./partition-folder.js";
 export { RegressError, type RegressErrorCode, type RegressErrorOptions } from "./regress-error.js";
 export {

@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { WORK_PREFIX } from "./dataset-cleanup.js";
 import { type DatasetManifest, MANIFEST_FILE, readManifest } from "./dataset-manifest.js";
-import { literalPathSql } from "./duckdb-path.js";
+import { literalPathSql, literalPathText } from "./duckdb-path.js";
 import { SqlError } from "./sql-error.js";
 import {
   createTableSql,
@@ -78,8 +78,17 @@ async function viewSql(
   return `CREATE VIEW ${quoteIdentifier(table.name)} AS SELECT ${columns} FROM read_parquet(${list}, ${hive})`;
 }
 
+export interface OpenDatasetOptions {
+  /**
+   * Leave the database unsandboxed (default false). Sandboxed, as `openTraceDatabase` leaves a
+   * database: `query` reads the dataset's own files through the views and nothing else, with no
+   * write, network, extension or setting.
+   */
+  allowExternalAccess?: boolean;
+}
+
 /** Opens an exported dataset folder for queries (read only: the Parquet files are not changed). */
-export async function openDataset(dir: string): Promise<TraceDatabase> {
+export async function openDataset(dir: string, options: OpenDatasetOptions = {}): Promise<TraceDatabase> {
   const root = resolve(dir);
   const manifest = await readManifest(root);
   if (manifest === undefined) {
@@ -114,5 +123,16 @@ export async function openDataset(dir: string): Promise<TraceDatabase> {
       cause: error,
     });
   }
-  return new TraceDatabase(instance, connection, { runs: [], rejected: [] });
+  const database = new TraceDatabase(instance, connection, { runs: [], rejected: [] });
+  if (!options.allowExternalAccess) {
+    try {
+      // The views read the dataset's files, so its folder stays readable (not writable: the
+      // sandbox refuses COPY and EXPORT).
+      await database.sandbox({ readableDirectories: [...new Set([root, literalPathText(root)])] });
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  }
+  return database;
 }

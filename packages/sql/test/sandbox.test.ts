@@ -16,6 +16,18 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { exportParquet, openDataset, openTraceDatabase, SqlError, TraceDatabase } from "../src/index.js";
 import { writeWriterTrace } from "./trace-fixtures.js";
 
+/** The Parquet files of a table's one partition (a dataset of one run), wherever its folder is. */
+function onePartitionFiles(root: string, table: string): string[] {
+  const folders = readdirSync(join(root, table), { withFileTypes: true }).filter((entry) =>
+    entry.isDirectory(),
+  );
+  expect(folders).toHaveLength(1);
+  const folder = join(root, table, folders[0]!.name);
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".parquet"))
+    .map((name) => join(folder, name));
+}
+
 const workDir = mkdtempSync(join(tmpdir(), "cg-sql-sandbox-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
@@ -192,9 +204,7 @@ describe("a dataset", () => {
   });
 
   test("its files cannot be overwritten by a query", async () => {
-    const runsFolder = join(root, "runs", "run_id=sandbox-run");
-    const [file] = readdirSync(runsFolder);
-    const path = join(runsFolder, file as string);
+    const path = onePartitionFiles(root, "runs")[0]!;
     const before = readFileSync(path);
     const refused = await failure(database, `COPY (SELECT 1 AS x) TO ${literal(path)} (FORMAT parquet)`);
     expect(refused.message).toMatch(/^query refused: COPY statements are not allowed in the sandbox/);
@@ -209,15 +219,14 @@ test("a view over a list of files, sandboxed to exactly those files, reads them 
   // How a dataset's views can be scoped to the files they name, whatever the folder is called.
   const root = join(workDir, "ds*[x]");
   await exportParquet([trace], root);
-  const folder = join(root, "ops", "run_id=sandbox-run");
-  const files = readdirSync(folder).map((name) => join(folder, name));
+  const files = onePartitionFiles(root, "ops");
   const instance = await DuckDBInstance.create(":memory:");
   const connection = await instance.connect();
   const database = new TraceDatabase(instance, connection, { runs: [], rejected: [] });
   try {
     await connection.run(
-      `CREATE VIEW ops AS SELECT * FROM read_parquet([${files.map(literal).join(", ")}], ` +
-        "hive_partitioning = true, hive_types = {'run_id': VARCHAR})",
+      // The run id is a column of each file (cg-dataset/2), not taken from the folder's name.
+      `CREATE VIEW ops AS SELECT * FROM read_parquet([${files.map(literal).join(", ")}])`,
     );
     await database.sandbox({ readableFiles: files });
     expect((await database.query("SELECT run_id, count(*) FROM ops GROUP BY ALL")).rows).toEqual([
