@@ -239,6 +239,21 @@ export class LineProcessor {
   }
 
   /**
+   * A line at `start` of a kind nobody asked for is counted, not decoded: the offset after it, or
+   * -1 when it is not such a line (or too long to skip, so the decoder reports it).
+   */
+  #skipLine(bytes: Uint8Array, start: number, skipped: readonly Uint8Array[]): number {
+    if (!startsWithAny(bytes, start, skipped)) return -1;
+    let end = bytes.indexOf(LF, start);
+    if (end === -1) end = bytes.length;
+    if (end - start > this.maxLineLength) return -1;
+    this.#nextLine++;
+    this.#nextIndex++;
+    this.#misses = 0;
+    return end + 1;
+  }
+
+  /**
    * Whole lines of UTF-8 (each ending in LF unless `unterminated`, which marks the source's end),
    * from `#offset` on. Returns false when it stopped at `limit` delivered events, true when done.
    */
@@ -254,16 +269,10 @@ export class LineProcessor {
         this.#offset = start;
         return false;
       }
-      if (skipped !== undefined && startsWithAny(bytes, start, skipped)) {
-        let end = bytes.indexOf(LF, start);
-        if (end === -1) end = length;
-        if (end - start <= maxLineLength) {
-          this.#nextLine++;
-          this.#nextIndex++;
-          this.#misses = 0;
-          start = end + 1;
-          continue;
-        }
+      const afterSkipped = skipped === undefined ? -1 : this.#skipLine(bytes, start, skipped);
+      if (afterSkipped >= 0) {
+        start = afterSkipped;
+        continue;
       }
       if (readCanonicalLine(bytes, start, canonical) && canonical.end - start <= maxLineLength) {
         this.#misses = 0;
@@ -291,16 +300,10 @@ export class LineProcessor {
         this.#offset = start;
         return false;
       }
-      if (skipped !== undefined && startsWithAny(bytes, start, skipped)) {
-        let end = bytes.indexOf(LF, start);
-        if (end === -1) end = length;
-        if (end - start <= maxLineLength) {
-          this.#nextLine++;
-          this.#nextIndex++;
-          this.#misses = 0;
-          start = end + 1;
-          continue;
-        }
+      const afterSkipped = skipped === undefined ? -1 : this.#skipLine(bytes, start, skipped);
+      if (afterSkipped >= 0) {
+        start = afterSkipped;
+        continue;
       }
       const end = read(bytes, start, this.#nextLine, this.#nextIndex);
       if (end >= 0) {

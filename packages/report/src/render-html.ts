@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { embedJson } from "./embed-json.js";
-import { escapeHtml } from "./escape-html.js";
 import { pageScript } from "./page/page-script.js";
 import { pageStyle } from "./page/page-style.js";
+import { pageHead } from "./page-head.js";
 import type { ReportPayload } from "./report-payload.js";
 
 /**
@@ -15,18 +15,8 @@ export function renderReportHtml(payload: ReportPayload): string {
   if (/<\/script|<!--/i.test(script)) throw new Error("page script must not contain a script terminator");
   const scriptHash = createHash("sha256").update(script, "utf8").digest("base64");
   return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     // Only the page's own script (by hash) may run, and nothing may be fetched.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${scriptHash}'">`,
-    '<meta name="color-scheme" content="light dark">',
-    `<title>${escapeHtml(payload.title)}</title>`,
-    `<style>${pageStyle}</style>`,
-    "</head>",
-    "<body>",
+    ...pageHead(payload.title, pageStyle, `'sha256-${scriptHash}'`),
     '<div id="cg-report"><noscript>This report needs JavaScript to draw its views.</noscript></div>',
     `<script type="application/json" id="cg-report-data">${embedJson(payload)}</script>`,
     `<script>${script}</script>`,

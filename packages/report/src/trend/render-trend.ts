@@ -1,6 +1,7 @@
 // The trend page of a fleet: one offline HTML file of inline SVG charts and CSS, no script at all,
 // so its Content-Security-Policy allows nothing but its own style.
 import { escapeHtml } from "../escape-html.js";
+import { pageHead } from "../page-head.js";
 import { renderTrendChart } from "./trend-chart.js";
 import type { TrendPageInput, TrendSeries, TrendStatus } from "./trend-input.js";
 import { trendStyle } from "./trend-style.js";
@@ -29,18 +30,8 @@ export function renderTrendHtml(input: TrendPageInput): string {
   const large = [first, second].filter((series): series is TrendSeries => series !== undefined);
   const regressed = input.series.some((series) => series.status === "regression");
   return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     // No script runs and nothing may be fetched: the page is its own markup and style.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    '<meta name="color-scheme" content="light dark">',
-    `<title>${escapeHtml(input.title)}</title>`,
-    `<style>${trendStyle}</style>`,
-    "</head>",
-    "<body>",
+    ...pageHead(input.title, trendStyle),
     `<header><h1>${escapeHtml(input.title)}</h1><span id="verdict" class="badge ${regressed ? "bad" : "ok"}">${regressed ? "REGRESSION" : "OK"}</span></header>`,
     "<main>",
     `<dl class="facts">${input.facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${escapeHtml(value)}</dd>`).join("")}</dl>`,
