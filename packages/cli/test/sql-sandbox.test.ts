@@ -78,7 +78,9 @@ describe("the sandbox over a dataset", () => {
     expect(ok.exitCode).toBe(0);
     expect(ok.stdout).toBe(`run_id,op_name\r\n${goldenRun},matmul\r\n`);
     await expectRefused(["sql", `SELECT * FROM read_text(${literal(secret)})`, dataset], /Permission Error/);
-    const folder = join(dataset, "ops", `run_id=${goldenRun}`);
+    // The run's one partition folder (cg-dataset/2 names it by a safe prefix and a digest).
+    const [partition] = readdirSync(join(dataset, "ops"));
+    const folder = join(dataset, "ops", partition as string);
     const before = readdirSync(folder);
     await expectRefused(
       ["sql", `COPY (SELECT 1) TO ${literal(join(folder, "extra.parquet"))}`, dataset],
