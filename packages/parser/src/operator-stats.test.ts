@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixturesDir } from "@cg/tooling-vitest";
+import { ColumnBatch, EVENT_KINDS, type OpEvent, type TraceEvent } from "@cg/schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -12,6 +13,7 @@ import {
   operatorTableOfEvents,
   parseTrace,
   parseTraceText,
+  readColumnBatches,
   readTraceEvents,
 } from "./index.js";
 
@@ -348,5 +350,82 @@ describe("OperatorAccumulator rows", () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("OperatorAccumulator.addOpRow", () => {
+  const dimension = fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constant(2n ** 60n + 1n));
+  const op = fc.record(
+    {
+      kind: fc.constant("op" as const),
+      span_id: fc.constantFrom("s1", "s2", "é"),
+      op_name: fc.constantFrom("mm", "add", "relu"),
+      inputs: fc.constant([]),
+      output: fc.constant(null),
+      shape: fc.array(dimension, { maxLength: 3 }),
+      dtype: fc.constantFrom("f32", "f16", "bf17"),
+      device: fc.constantFrom("cpu", "cuda:0"),
+      duration_ns: fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constant(2n ** 64n - 1n)),
+      timestamp_ns: fc.constant(0),
+      storage_bytes: fc.integer({ min: 0, max: 1000 }),
+      input_storage_bytes: fc.integer({ min: 0, max: 1000 }),
+    },
+    // Absent storage bytes are derived from shape and dtype.
+    {
+      requiredKeys: [
+        "kind",
+        "span_id",
+        "op_name",
+        "inputs",
+        "output",
+        "shape",
+        "dtype",
+        "device",
+        "duration_ns",
+        "timestamp_ns",
+      ],
+    },
+  );
+
+  it("equals addOp of the same ops, read from a batch's columns", () => {
+    fc.assert(
+      fc.property(
+        fc.array(op, { maxLength: 100 }),
+        fc.subarray([...OPERATOR_GROUP_FIELDS]),
+        fc.integer({ min: 1, max: 40 }),
+        (ops, groupBy, batchSize) => {
+          const byEvents = new OperatorAccumulator(groupBy);
+          const byRows = new OperatorAccumulator(groupBy);
+          for (const each of ops) byEvents.addOp(each as OpEvent);
+          // Batches reused as the reader reuses them: a shape text kept across batches must not leak.
+          const batch = new ColumnBatch();
+          for (let from = 0; from < ops.length; from += batchSize) {
+            batch.clear();
+            ops.slice(from, from + batchSize).forEach((each, at) => {
+              batch.appendEvent(each as OpEvent, from + at + 1, from + at);
+            });
+            for (let at = 0; at < batch.size; at++) byRows.addOpRow(batch, batch.rows[at] as number);
+          }
+          expect(byRows.result()).toEqual(byEvents.result());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it.each(accepted)("gives operatorTableOfEvents' table for %s, grouped any way", async (file) => {
+    const events: TraceEvent[] = [];
+    for await (const record of readTraceEvents(join(fixturesDir, file))) events.push(record.event);
+    for (const groupBy of [[], ["shape"], ["dtype", "device"], ["path"]] as OperatorGroupField[][]) {
+      const byRows = new OperatorAccumulator(groupBy);
+      const measured = new Set<string>();
+      for await (const batch of readColumnBatches(join(fixturesDir, file), { batchSize: 3 })) {
+        for (let at = 0; at < batch.size; at++) {
+          if (batch.kinds[at] === EVENT_KINDS.indexOf("op")) byRows.addOpRow(batch, batch.rows[at] as number);
+          else byRows.addEvent(batch.event(at), measured);
+        }
+      }
+      expect(byRows.result()).toEqual(await operatorTableOfEvents(events, { groupBy }));
+    }
   });
 });

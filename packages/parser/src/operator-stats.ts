@@ -2,8 +2,9 @@
 // split by shape, dtype, device or span path, how often it ran and how long it took. Built from a
 // document or from a stream of events with the same accumulator, so both give the same result.
 import { exactU64, resolveStorageBytes, U64Column } from "@cg/memory";
-import type { OpEvent, SpanStartEvent, TraceEvent, U64 } from "@cg/schema";
+import type { ColumnBatch, FieldColumn, KindColumns, OpEvent, SpanStartEvent, TraceEvent, U64 } from "@cg/schema";
 import { DurationLog } from "./duration-log.js";
+import { OP_CODE, OP_FIELD, ShapeText, shapeOf } from "./op-columns.js";
 import type { TraceDocument } from "./trace-document.js";
 import { TupleIndex } from "./tuple-index.js";
 
@@ -192,6 +193,7 @@ export class OperatorAccumulator {
   readonly #distinctDtypes: DistinctColumn | undefined;
   readonly #distinctDevices: DistinctColumn | undefined;
   readonly #durations: DurationLog | undefined;
+  readonly #shapeText = new ShapeText();
 
   constructor(groupBy: readonly OperatorGroupField[] = [], options: OperatorAccumulatorOptions = {}) {
     this.#groupBy = OPERATOR_GROUP_FIELDS.filter((field) => groupBy.includes(field));
@@ -232,36 +234,77 @@ export class OperatorAccumulator {
       | "input_storage_bytes"
     >,
   ): void {
-    const shape = formatShape(op.shape);
+    this.#add(
+      op.op_name,
+      op.span_id,
+      formatShape(op.shape),
+      op.dtype,
+      op.device,
+      op.duration_ns,
+      resolveStorageBytes(op.storage_bytes, op.shape, op.dtype),
+      op.input_storage_bytes ?? 0,
+    );
+  }
+
+  /**
+   * `addOp` of the op in row `row` of `batch`'s op columns, read from the columns without an event
+   * object. Call in file order, as `addOp` is called.
+   */
+  addOpRow(batch: ColumnBatch, row: number): void {
+    const fields = (batch.columns[OP_CODE] as KindColumns).fields;
+    const dtype = batch.strings[(fields[OP_FIELD.dtype] as FieldColumn).values[row] as number] as string;
+    const shape = fields[OP_FIELD.shape] as FieldColumn;
+    const storage = batch.u64(fields[OP_FIELD.storage_bytes] as FieldColumn, row);
+    this.#add(
+      batch.strings[(fields[OP_FIELD.op_name] as FieldColumn).values[row] as number] as string,
+      batch.strings[(fields[OP_FIELD.span_id] as FieldColumn).values[row] as number] as string,
+      this.#shapeText.of(shape, row),
+      dtype,
+      batch.strings[(fields[OP_FIELD.device] as FieldColumn).values[row] as number] as string,
+      batch.u64(fields[OP_FIELD.duration_ns] as FieldColumn, row) as U64,
+      storage ?? resolveStorageBytes(undefined, shapeOf(shape, row), dtype),
+      batch.u64(fields[OP_FIELD.input_storage_bytes] as FieldColumn, row) ?? 0,
+    );
+  }
+
+  #add(
+    opName: string,
+    spanId: string,
+    shape: string,
+    dtype: string,
+    device: string,
+    duration: U64,
+    outputBytes: U64,
+    inputBytes: U64,
+  ): void {
     const groupBy = this.#groupBy;
     const tuple = this.#tuple;
-    tuple[0] = this.#opNames.intern(op.op_name);
+    tuple[0] = this.#opNames.intern(opName);
     for (let depth = 0; depth < groupBy.length; depth++) {
       const field = groupBy[depth] as OperatorGroupField;
       tuple[depth + 1] =
         field === "shape"
           ? this.#shapes.intern(shape)
           : field === "dtype"
-            ? this.#dtypes.intern(op.dtype)
+            ? this.#dtypes.intern(dtype)
             : field === "device"
-              ? this.#devices.intern(op.device)
-              : this.#pathIds.intern(this.#pathOf(op.span_id));
+              ? this.#devices.intern(device)
+              : this.#pathIds.intern(this.#pathOf(spanId));
     }
     const row = this.#rows.intern(tuple);
     if (row >= this.#capacity) this.#reserve(row + 1);
-    const duration = op.duration_ns;
     const calls = this.#calls[row] as number;
     if (calls === 0 || this.#min.compare(row, duration) > 0) this.#min.set(row, duration);
     if (this.#max.compare(row, duration) < 0) this.#max.set(row, duration);
     this.#calls[row] = calls + 1;
     this.#total.add(row, duration);
-    this.#outputBytes.add(row, resolveStorageBytes(op.storage_bytes, op.shape, op.dtype));
-    this.#inputBytes.add(row, op.input_storage_bytes ?? 0);
+    this.#outputBytes.add(row, outputBytes);
+    this.#inputBytes.add(row, inputBytes);
     if (this.#distinctShapes !== undefined && !this.#distinctShapes.keep(row, this.#shapes.intern(shape))) {
       this.#shapesMore[row] = (this.#shapesMore[row] as number) + 1;
     }
-    this.#distinctDtypes?.keep(row, this.#dtypes.intern(op.dtype));
-    this.#distinctDevices?.keep(row, this.#devices.intern(op.device));
+    this.#distinctDtypes?.keep(row, this.#dtypes.intern(dtype));
+    this.#distinctDevices?.keep(row, this.#devices.intern(device));
     this.#durations?.add(row, duration);
     this.#opTotal =
       typeof this.#opTotal === "number" &&

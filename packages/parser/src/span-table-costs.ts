@@ -73,6 +73,8 @@ function saturate(value: bigint): U64 {
   return toU64(value > U64_MAX ? U64_MAX : value);
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Descending by key, ties by id (as `queryTrace` ranks). */
 function before(leftKey: bigint, leftId: string, rightKey: bigint, rightId: string): boolean {
   return leftKey > rightKey || (leftKey === rightKey && leftId < rightId);
@@ -87,11 +89,24 @@ export class TopList<T> {
     this.#limit = limit;
   }
 
+  /**
+   * The last entry's key as a number while the list is full and that key is a safe integer, so
+   * `admitsU64` turns away a number without making a bigint of it (once per op on a large trace).
+   */
+  #floor: number | undefined;
+
   /** True when an entry with `key` might still enter (ties need the id to decide). */
   admits(key: bigint): boolean {
     const entries = this.#entries;
     if (this.#limit <= 0) return false;
     return entries.length < this.#limit || key >= (entries[entries.length - 1] as { key: bigint }).key;
+  }
+
+  /** `admits` of a u64 value as the reader gives it (a number, or a bigint above 2^53). */
+  admitsU64(value: U64): boolean {
+    const floor = this.#floor;
+    if (floor !== undefined && typeof value === "number") return value >= floor;
+    return this.admits(BigInt(value));
   }
 
   offer(key: bigint, id: string, value: () => T): void {
@@ -108,6 +123,8 @@ export class TopList<T> {
     }
     entries.splice(at, 0, { key, id, value: value() });
     if (entries.length > this.#limit) entries.pop();
+    const floor = entries.length >= this.#limit ? entries[entries.length - 1] : undefined;
+    this.#floor = floor !== undefined && floor.key <= MAX_SAFE ? Number(floor.key) : undefined;
   }
 
   values(): T[] {

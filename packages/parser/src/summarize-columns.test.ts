@@ -42,6 +42,9 @@ async function outcome(
 
 const variants = [
   { rankLimit: undefined, withEvents: false },
+  // Ranked from the op columns (no op events asked for): an event object only for an op that ranks.
+  { rankLimit: 1, withEvents: false },
+  { rankLimit: 3, withEvents: false },
   { rankLimit: 3, withEvents: true },
   { rankLimit: undefined, withEvents: true },
 ];

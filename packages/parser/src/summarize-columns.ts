@@ -12,9 +12,11 @@ import {
   type FieldColumn,
   type KindColumns,
   MEMORY_ACTIONS,
+  type OpEvent,
   type TraceEvent,
   type U64,
 } from "@cg/schema";
+import { resolveStorageBytes } from "@cg/memory";
 import { createProcessor, processChunks } from "./process-chunks.js";
 import type { StreamSummaryOptions } from "./summarize-stream.js";
 import type { TraceSource } from "./trace-source.js";
@@ -52,6 +54,30 @@ const MEMORY_FIELDS = [
   "category",
 ];
 
+/** The op columns the ranking reads without an event object. */
+const OP_FIELDS = ["duration_ns", "storage_bytes"];
+
+/**
+ * The op being folded, built from the batch only when asked for. One holder serves every op (the
+ * summarizer calls it before the next op is folded), so ranking an op allocates nothing.
+ */
+class LazyOp {
+  #batch: ColumnBatch | undefined;
+  #at = 0;
+  #event: OpEvent | undefined;
+  readonly get = (): OpEvent => {
+    this.#event ??= (this.#batch as ColumnBatch).event(this.#at) as OpEvent;
+    return this.#event;
+  };
+
+  point(batch: ColumnBatch, at: number): this {
+    this.#batch = batch;
+    this.#at = at;
+    this.#event = undefined;
+    return this;
+  }
+}
+
 /** Folds the events of column batches into a TraceSummarizer, in file order. */
 export class SummaryFold {
   readonly #summarizer: TraceSummarizer;
@@ -60,6 +86,9 @@ export class SummaryFold {
   readonly #seen: boolean[];
   /** Ops are folded from their span column alone (no rankings, no per-event consumer). */
   readonly #opsBySpan: boolean;
+  /** Ops are ranked from their columns; an event object is built only for one that ranks. */
+  readonly #opsByValues: boolean;
+  readonly #op = new LazyOp();
   readonly #tensorsBySpan: boolean;
   readonly #memoryByValues: boolean;
 
@@ -71,6 +100,7 @@ export class SummaryFold {
       (kind) => options.onEvent !== undefined && (kinds === undefined || kinds.includes(kind)),
     );
     this.#opsBySpan = !this.#seen[OP] && options.rankLimit === undefined;
+    this.#opsByValues = !this.#seen[OP] && options.rankLimit !== undefined;
     this.#tensorsBySpan = !this.#seen[TENSOR];
     this.#memoryByValues = !this.#seen[MEMORY];
   }
@@ -87,6 +117,8 @@ export class SummaryFold {
     const [timestamps, tensorIds, spanIds, opNames, devices, bytes, actions, categories] = MEMORY_FIELDS.map(
       (key) => memory.byKey.get(key) as FieldColumn,
     ) as FieldColumn[];
+    const ops = batch.columns[OP] as KindColumns;
+    const [opDurations, opStorage] = OP_FIELDS.map((key) => ops.byKey.get(key) as FieldColumn) as FieldColumn[];
     for (let at = 0; at < batch.size; at++) {
       const code = kinds[at] as number;
       if (code === MEMORY && this.#memoryByValues) {
@@ -100,6 +132,20 @@ export class SummaryFold {
           batch.u64(bytes as FieldColumn, row) as U64,
           (actions as FieldColumn).values[row] === ALLOC,
           (categories as FieldColumn).values[row] as number,
+          batch.lines[at] as number,
+        );
+        continue;
+      }
+      if (code === OP && this.#opsByValues) {
+        const row = rows[at] as number;
+        const op = this.#op.point(batch, at).get;
+        // Absent storage bytes are resolved from the shape and dtype, as the event path does.
+        const storage = batch.u64(opStorage as FieldColumn, row);
+        summarizer.addOpValues(
+          strings[opSpans[row] as number] as string,
+          batch.u64(opDurations as FieldColumn, row) as U64,
+          storage ?? resolveStorageBytes(undefined, op().shape, op().dtype),
+          op,
           batch.lines[at] as number,
         );
         continue;

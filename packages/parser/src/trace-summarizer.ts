@@ -277,6 +277,19 @@ export class TraceSummarizer implements StreamSummarizer {
   }
 
   /**
+   * An op folded from its values, as `add` folds the op (for a column reader that has no event
+   * object): `storageBytes` as resolved from the op's own fields; `event` builds the whole op, and
+   * is called only when the op enters a ranking.
+   */
+  addOpValues(spanId: string, durationNs: U64, storageBytes: U64, event: () => OpEvent, line: number): void {
+    this.#events++;
+    this.#lastLine = line;
+    this.#ops++;
+    if (!this.#spanKnown(spanId)) this.#pendingOps.push(spanId);
+    if (this.#opTotals !== undefined) this.#rankOpValues(spanId, durationNs, storageBytes, event, this.#opTotals);
+  }
+
+  /**
    * `count` ops or tensors in a row that name span `spanId`, folded as `add` folds them one by one.
    * For a reader that decoded them elsewhere and kept only their span (no rankings: ops are ranked
    * from whole events).
@@ -302,24 +315,35 @@ export class TraceSummarizer implements StreamSummarizer {
 
   #rankOp(event: OpEvent, opTotals: SpanOpTotals): void {
     const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
-    const row = this.#ids.get(event.span_id);
+    this.#rankOpValues(event.span_id, event.duration_ns, bytes, () => event, opTotals);
+  }
+
+  /** Ranks an op from its values; `event` builds the whole op, called only for one that ranks. */
+  #rankOpValues(
+    spanId: string,
+    durationNs: U64,
+    bytes: U64,
+    event: () => OpEvent,
+    opTotals: SpanOpTotals,
+  ): void {
+    const row = this.#ids.get(spanId);
     let ordinal: number;
     if (row >= 0 && row < this.#spans.size) {
-      ordinal = opTotals.add(row, event.duration_ns, bytes);
+      ordinal = opTotals.add(row, durationNs, bytes);
     } else {
-      const early = this.#earlyOps.get(event.span_id) ?? { count: 0, ns: 0n, bytes: 0n };
+      const early = this.#earlyOps.get(spanId) ?? { count: 0, ns: 0n, bytes: 0n };
       ordinal = early.count++;
-      early.ns += BigInt(event.duration_ns);
+      early.ns += BigInt(durationNs);
       early.bytes += BigInt(bytes);
-      this.#earlyOps.set(event.span_id, early);
+      this.#earlyOps.set(spanId, early);
     }
-    const cost = () => opCost({ ...event, storage_bytes: bytes }, ordinal);
-    const duration = BigInt(event.duration_ns);
-    if (this.#slowestOps.admits(duration)) {
-      this.#slowestOps.offer(duration, `${event.span_id}/op/${ordinal}`, cost);
+    const cost = () => opCost({ ...event(), storage_bytes: bytes }, ordinal);
+    if (this.#slowestOps.admitsU64(durationNs)) {
+      this.#slowestOps.offer(BigInt(durationNs), `${spanId}/op/${ordinal}`, cost);
     }
-    const size = BigInt(bytes);
-    if (this.#heaviestOps.admits(size)) this.#heaviestOps.offer(size, `${event.span_id}/op/${ordinal}`, cost);
+    if (this.#heaviestOps.admitsU64(bytes)) {
+      this.#heaviestOps.offer(BigInt(bytes), `${spanId}/op/${ordinal}`, cost);
+    }
   }
 
   finish(lines = this.#lastLine): StreamSummary {

@@ -33,7 +33,15 @@ export const summaryCommand: Command = {
     const stream = await streamSummary(
       path,
       context,
-      { rankLimit: limit, onEvent: evidence.add, eventKinds: SummaryEvidence.kinds },
+      // One thread reads columns: its ops reach the operator table from the batches, no event objects.
+      workers === 1
+        ? {
+            rankLimit: limit,
+            onEvent: evidence.add,
+            eventKinds: SummaryEvidence.kindsBesideOps,
+            onBatch: evidence.addOps,
+          }
+        : { rankLimit: limit, onEvent: evidence.add, eventKinds: SummaryEvidence.kinds },
       workers,
     );
     const view = summaryViewFromStream(stream, evidence, path, limit);

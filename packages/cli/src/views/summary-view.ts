@@ -1,6 +1,8 @@
 import {
   addU64Saturating,
   analyzeHealth,
+  type ColumnBatch,
+  EVENT_KINDS,
   analyzeMemory,
   compareU64,
   type DeviceMemoryEvent,
@@ -85,10 +87,14 @@ function limitedMemory(memory: MemoryAnalysis, limit: number): SummaryView["memo
 const emptyGradientCounts = (): Record<GradientState, number> =>
   Object.fromEntries(GRADIENT_STATES.map((state) => [state, 0])) as Record<GradientState, number>;
 
+const OP = EVENT_KINDS.indexOf("op");
+
 /** The device-memory and gradient parts of the summary, folded one event at a time. */
 export class SummaryEvidence {
   /** The kinds `add` reads; a reader may give it only these. */
   static readonly kinds: readonly EventKind[] = ["span_start", "span_end", "op", "device_memory", "gradient"];
+  /** The kinds `add` reads when the ops come from the batches (`addOps`). */
+  static readonly kindsBesideOps: readonly EventKind[] = SummaryEvidence.kinds.filter((kind) => kind !== "op");
   readonly #devices = new Map<string, DeviceMemoryView>();
   readonly #counts = emptyGradientCounts();
   readonly #facts: GradientView[] = [];
@@ -104,6 +110,18 @@ export class SummaryEvidence {
       const view: GradientView = { root: event.root, key: event.key, state: event.state };
       if (event.norm !== undefined) view.norm = event.norm;
       this.#facts.push(view);
+    }
+  };
+
+  /**
+   * The ops of a column batch, read from its op columns (no event objects): with `add` given
+   * `kindsBesideOps`, the same figures as `add` given every kind.
+   */
+  addOps = (batch: ColumnBatch): void => {
+    const kinds = batch.kinds;
+    const rows = batch.rows;
+    for (let at = 0; at < batch.size; at++) {
+      if (kinds[at] === OP) this.#operators.addOpRow(batch, rows[at] as number);
     }
   };
 
