@@ -49,7 +49,8 @@ export class ShapeText {
     const flat = shape.flat;
     if (length === this.#length) {
       let same = true;
-      for (let index = 0; index < length && same; index++) same = flat[from + index] === this.#dimensions[index];
+      for (let index = 0; index < length && same; index++)
+        same = flat[from + index] === this.#dimensions[index];
       if (same) return this.#text;
     }
     let text = "[";

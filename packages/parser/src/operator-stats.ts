@@ -2,7 +2,15 @@
 // split by shape, dtype, device or span path, how often it ran and how long it took. Built from a
 // document or from a stream of events with the same accumulator, so both give the same result.
 import { exactU64, resolveStorageBytes, U64Column } from "@cg/memory";
-import type { ColumnBatch, FieldColumn, KindColumns, OpEvent, SpanStartEvent, TraceEvent, U64 } from "@cg/schema";
+import type {
+  ColumnBatch,
+  FieldColumn,
+  KindColumns,
+  OpEvent,
+  SpanStartEvent,
+  TraceEvent,
+  U64,
+} from "@cg/schema";
 import { DurationLog } from "./duration-log.js";
 import { OP_CODE, OP_FIELD, ShapeText, shapeOf } from "./op-columns.js";
 import type { TraceDocument } from "./trace-document.js";

@@ -9,19 +9,25 @@ const key = fc.oneof(
   fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
 );
 /** A u64 as the reader gives it: a number up to 2^53 − 1, a bigint above. */
-const asU64 = (value: bigint): number | bigint => (value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value);
+const asU64 = (value: bigint): number | bigint =>
+  value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
 
 describe("TopList.admitsU64", () => {
   it("answers as admits of the value's bigint, before and after offers", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4 }), fc.array(key, { maxLength: 30 }), key, (limit, offered, probe) => {
-        const list = new TopList<number>(limit);
-        offered.forEach((offeredKey, index) => {
+      fc.property(
+        fc.integer({ min: 0, max: 4 }),
+        fc.array(key, { maxLength: 30 }),
+        key,
+        (limit, offered, probe) => {
+          const list = new TopList<number>(limit);
+          offered.forEach((offeredKey, index) => {
+            expect(list.admitsU64(asU64(probe))).toBe(list.admits(probe));
+            list.offer(offeredKey, `id${index}`, () => index);
+          });
           expect(list.admitsU64(asU64(probe))).toBe(list.admits(probe));
-          list.offer(offeredKey, `id${index}`, () => index);
-        });
-        expect(list.admitsU64(asU64(probe))).toBe(list.admits(probe));
-      }),
+        },
+      ),
     );
   });
 

@@ -3,6 +3,8 @@
 // (read-column-batches.ts); the fold hands each event to the one summarizer (trace-summarizer.ts),
 // and kinds whose figures need only their span reference (ops and tensors without rankings) are
 // folded from the columns without an event object.
+
+import { resolveStorageBytes } from "@cg/memory";
 import {
   type ColumnBatch,
   ColumnBatch as Columns,
@@ -16,7 +18,6 @@ import {
   type TraceEvent,
   type U64,
 } from "@cg/schema";
-import { resolveStorageBytes } from "@cg/memory";
 import { createProcessor, processChunks } from "./process-chunks.js";
 import type { StreamSummaryOptions } from "./summarize-stream.js";
 import type { TraceSource } from "./trace-source.js";
@@ -118,7 +119,9 @@ export class SummaryFold {
       (key) => memory.byKey.get(key) as FieldColumn,
     ) as FieldColumn[];
     const ops = batch.columns[OP] as KindColumns;
-    const [opDurations, opStorage] = OP_FIELDS.map((key) => ops.byKey.get(key) as FieldColumn) as FieldColumn[];
+    const [opDurations, opStorage] = OP_FIELDS.map(
+      (key) => ops.byKey.get(key) as FieldColumn,
+    ) as FieldColumn[];
     for (let at = 0; at < batch.size; at++) {
       const code = kinds[at] as number;
       if (code === MEMORY && this.#memoryByValues) {

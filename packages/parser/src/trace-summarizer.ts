@@ -286,7 +286,8 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#lastLine = line;
     this.#ops++;
     if (!this.#spanKnown(spanId)) this.#pendingOps.push(spanId);
-    if (this.#opTotals !== undefined) this.#rankOpValues(spanId, durationNs, storageBytes, event, this.#opTotals);
+    if (this.#opTotals !== undefined)
+      this.#rankOpValues(spanId, durationNs, storageBytes, event, this.#opTotals);
   }
 
   /**

@@ -1,11 +1,11 @@
 import {
   addU64Saturating,
   analyzeHealth,
-  type ColumnBatch,
-  EVENT_KINDS,
   analyzeMemory,
+  type ColumnBatch,
   compareU64,
   type DeviceMemoryEvent,
+  EVENT_KINDS,
   type EventKind,
   GRADIENT_STATES,
   type GradientState,
@@ -94,7 +94,9 @@ export class SummaryEvidence {
   /** The kinds `add` reads; a reader may give it only these. */
   static readonly kinds: readonly EventKind[] = ["span_start", "span_end", "op", "device_memory", "gradient"];
   /** The kinds `add` reads when the ops come from the batches (`addOps`). */
-  static readonly kindsBesideOps: readonly EventKind[] = SummaryEvidence.kinds.filter((kind) => kind !== "op");
+  static readonly kindsBesideOps: readonly EventKind[] = SummaryEvidence.kinds.filter(
+    (kind) => kind !== "op",
+  );
   readonly #devices = new Map<string, DeviceMemoryView>();
   readonly #counts = emptyGradientCounts();
   readonly #facts: GradientView[] = [];
