@@ -127,6 +127,21 @@ test("the peak breakdown equals the one of a map of allocation records", () => {
   );
 });
 
+/** Adds an alloc event's allocation, as the timeline does. */
+function addEvent(live: LiveAllocations, event: MemoryEvent, sequence: number): number {
+  const category = MEMORY_CATEGORIES.indexOf(event.category);
+  return live.add(
+    event.tensor_id,
+    event.device,
+    event.bytes,
+    event.timestamp_ns,
+    category,
+    event.span_id,
+    event.op_name,
+    sequence,
+  );
+}
+
 function allocEvent(tensor: string, device: string, sequence: number): MemoryEvent {
   return {
     kind: "memory",
@@ -164,7 +179,7 @@ test("live allocations keep a Map's order: new keys last, a replaced key in its 
         }
         const perDevice = model.get(key) ?? new Map<string, number>();
         model.set(key, perDevice);
-        const replaced = live.add(allocEvent(step.tensor, step.device, sequence), sequence);
+        const replaced = addEvent(live, allocEvent(step.tensor, step.device, sequence), sequence);
         expect(replaced < 0 ? undefined : live.sequence(replaced)).toBe(perDevice.get(step.tensor));
         if (replaced >= 0) live.release(replaced);
         perDevice.set(step.tensor, sequence);
@@ -181,13 +196,17 @@ test("live allocations keep a Map's order: new keys last, a replaced key in its 
 
 test("a reused slot gives back exactly the new allocation, u64 values above 2^53 included", () => {
   const live = new LiveAllocations(false);
-  const first = live.add({ ...allocEvent("x", "cuda:0", 0), op_name: "matmul", bytes: 2n ** 64n - 1n }, 0);
+  const first = addEvent(
+    live,
+    { ...allocEvent("x", "cuda:0", 0), op_name: "matmul", bytes: 2n ** 64n - 1n },
+    0,
+  );
   expect(first).toBe(-1);
   const slot = live.take("cuda:0", "x");
   expect(live.bytes(slot)).toBe(2n ** 64n - 1n);
   expect(live.peakAllocation(slot)).toMatchObject({ op_name: "matmul", bytes: 2n ** 64n - 1n });
   live.release(slot);
-  live.add({ ...allocEvent("y", "cpu", 1), timestamp_ns: 2n ** 60n, category: "gradient" }, 1);
+  addEvent(live, { ...allocEvent("y", "cpu", 1), timestamp_ns: 2n ** 60n, category: "gradient" }, 1);
   const [reused] = [...live.slots()];
   expect(reused).toBe(slot);
   expect(live.peakAllocation(reused as number)).toStrictEqual({

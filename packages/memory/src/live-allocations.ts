@@ -9,7 +9,7 @@
 // rate: most of what a streaming summary promoted, which made its heap grow before each full
 // collection. Here tensor ids are mostly UTF-16 units in a typed column (slot-ids.ts) and
 // compared there, numbers are unboxed, devices are small codes, and the table only grows.
-import { MEMORY_CATEGORIES, type MemoryCategory, type MemoryEvent, type U64 } from "@cg/schema";
+import { MEMORY_CATEGORIES, type MemoryCategory, type U64 } from "@cg/schema";
 import { grownCopy } from "./grown-copy.js";
 import type { PeakAllocation } from "./memory-analysis-types.js";
 import { SlotIds } from "./slot-ids.js";
@@ -17,9 +17,6 @@ import { U64Column } from "./u64-column.js";
 
 const INITIAL_SLOTS = 64;
 const NONE = -1;
-const CATEGORY_CODES = new Map<MemoryCategory, number>(
-  MEMORY_CATEGORIES.map((category, code) => [category, code]),
-);
 
 /** FNV-1a over the id's UTF-16 units, mixed with the key's device code. */
 function hashKey(list: number, tensorId: string): number {
@@ -65,26 +62,35 @@ export class LiveAllocations {
   }
 
   /**
-   * Adds the allocation of an `alloc` event. Returns the slot of the live allocation it replaces
+   * Adds the allocation of an `alloc` event, given as its values (`category`: the index in
+   * MEMORY_CATEGORIES). Returns the slot of the live allocation it replaces
    * (same tensor id, and device in improved mode), or -1; the caller reads and then releases it.
    * The new allocation takes the replaced one's place in the order, as setting a Map key that is
    * there does.
    */
-  add(event: MemoryEvent, sequence: number): number {
+  add(
+    tensorId: string,
+    deviceName: string,
+    bytes: U64,
+    timestamp: U64,
+    category: number,
+    spanId: string,
+    opName: string | undefined,
+    sequence: number,
+  ): number {
     const slot = this.#newSlot();
-    const device = this.#deviceCode(event.device);
+    const device = this.#deviceCode(deviceName);
     const list = this.#improved ? device : 0;
-    const tensorId = event.tensor_id;
     const hash = hashKey(list, tensorId);
     this.#hash[slot] = hash;
     this.#device[slot] = device;
     this.#tensorIds.set(slot, tensorId);
-    this.#bytes.set(slot, event.bytes);
-    this.#timestamp.set(slot, event.timestamp_ns);
+    this.#bytes.set(slot, bytes);
+    this.#timestamp.set(slot, timestamp);
     this.#sequence[slot] = sequence;
-    this.#category[slot] = CATEGORY_CODES.get(event.category) ?? 0;
-    this.#spanId[slot] = event.span_id;
-    this.#opName[slot] = event.op_name;
+    this.#category[slot] = category;
+    this.#spanId[slot] = spanId;
+    this.#opName[slot] = opName;
 
     const position = this.#find(list, tensorId, hash);
     if (position === NONE) {

@@ -55,6 +55,12 @@ const CATEGORY_INDEX: Readonly<Record<MemoryCategory, number>> = {
   parameter: 4,
 };
 const ACTIVATION = CATEGORY_INDEX.activation;
+/** Per MEMORY_CATEGORIES index (the wire's category code): the index in `DeviceState.categories`. */
+const CATEGORY_INDEX_OF_CODE = MEMORY_CATEGORIES.map((category) => CATEGORY_INDEX[category]);
+/** Per `DeviceState.categories` index: the MEMORY_CATEGORIES index. */
+const CATEGORY_CODE = Object.keys(CATEGORY_INDEX).map((category) =>
+  MEMORY_CATEGORIES.indexOf(category as MemoryCategory),
+);
 
 function categoryIndex(category: MemoryCategory, sequence: number): number {
   const index = CATEGORY_INDEX[category];
@@ -149,52 +155,81 @@ export class MemoryTimeline {
 
   /** Applies one memory event (spec §11 steps 3–7). */
   push(event: MemoryEvent): void {
-    const sequence = this.#sequence++;
+    const sequence = this.#sequence;
     requireU64(event.timestamp_ns, sequence, "timestamp_ns");
     requireU64(event.bytes, sequence, "bytes");
-    const state = this.#deviceState(event.device);
-    if (event.action === "alloc") {
-      const index = categoryIndex(event.category, sequence);
-      this.#allocCount++;
-      state.allocCount++;
-      this.#totalAllocBytes = addU64Saturating(this.#totalAllocBytes, event.bytes);
-      state.live = addU64Saturating(state.live, event.bytes);
-      state.categories[index] = addU64Saturating(state.categories[index] ?? 0, event.bytes);
-      const replaced = this.#live.add(event, sequence);
-      if (replaced >= 0) this.#remove(replaced);
-    } else if (event.action === "free") {
-      this.#freeCount++;
-      state.freeCount++;
-      const live = this.#live;
-      const slot = live.take(event.device, event.tensor_id);
-      if (slot < 0) {
-        state.live = subtractU64Saturating(state.live, event.bytes);
-      } else {
-        // Reference: the allocation's bytes and category, taken from the *free* event's device (§17 Q5).
-        // Only an entry the device already has is reduced: a free never creates one (spec §11 step 4).
-        const index = CATEGORY_INDEX[live.category(slot)];
-        const bytes = live.bytes(slot);
-        this.#remove(slot);
-        state.live = subtractU64Saturating(state.live, bytes);
-        const categoryLive = state.categories[index];
-        if (categoryLive !== undefined) state.categories[index] = subtractU64Saturating(categoryLive, bytes);
-      }
-    } else {
+    if (event.action !== "alloc" && event.action !== "free") {
       throw new MemoryInputError({
         message: `memory event #${sequence}: action must be "alloc" or "free", got ${String(event.action)}`,
         path: `memory[${sequence}].action`,
       });
     }
+    const alloc = event.action === "alloc";
+    this.pushValues(
+      event.timestamp_ns,
+      event.tensor_id,
+      event.span_id,
+      event.op_name,
+      event.device,
+      event.bytes,
+      alloc,
+      // A free's category is never read: its allocation's counts.
+      alloc ? (CATEGORY_CODE[categoryIndex(event.category, sequence)] as number) : 0,
+    );
+  }
+
+  /**
+   * `push` of a memory event given as its values, for a reader that holds no event object:
+   * `category` is the index in MEMORY_CATEGORIES. The values must be valid (as a validating reader
+   * delivers them); they are not checked again.
+   */
+  pushValues(
+    timestamp: U64,
+    tensorId: string,
+    spanId: string,
+    opName: string | undefined,
+    device: string,
+    bytes: U64,
+    alloc: boolean,
+    category: number,
+  ): void {
+    const sequence = this.#sequence++;
+    const state = this.#deviceState(device);
+    if (alloc) {
+      const index = CATEGORY_INDEX_OF_CODE[category] as number;
+      this.#allocCount++;
+      state.allocCount++;
+      this.#totalAllocBytes = addU64Saturating(this.#totalAllocBytes, bytes);
+      state.live = addU64Saturating(state.live, bytes);
+      state.categories[index] = addU64Saturating(state.categories[index] ?? 0, bytes);
+      const replaced = this.#live.add(tensorId, device, bytes, timestamp, category, spanId, opName, sequence);
+      if (replaced >= 0) this.#remove(replaced);
+    } else {
+      this.#freeCount++;
+      state.freeCount++;
+      const live = this.#live;
+      const slot = live.take(device, tensorId);
+      if (slot < 0) {
+        state.live = subtractU64Saturating(state.live, bytes);
+      } else {
+        // Reference: the allocation's bytes and category, taken from the *free* event's device (§17 Q5).
+        // Only an entry the device already has is reduced: a free never creates one (spec §11 step 4).
+        const index = CATEGORY_INDEX[live.category(slot)];
+        const freed = live.bytes(slot);
+        this.#remove(slot);
+        state.live = subtractU64Saturating(state.live, freed);
+        const categoryLive = state.categories[index];
+        if (categoryLive !== undefined) state.categories[index] = subtractU64Saturating(categoryLive, freed);
+      }
+    }
 
     if (this.#keepTimeline || this.#onPoint !== undefined) {
       const point: MemoryTimelinePoint = {
-        timestamp_ns: event.timestamp_ns,
-        device: event.device,
+        timestamp_ns: timestamp,
+        device: device,
         live_bytes: state.live,
         heap_bytes: state.live,
-        free_bytes: this.#improved
-          ? subtractU64Saturating(this.#capacities.get(event.device) ?? 0, state.live)
-          : 0,
+        free_bytes: this.#improved ? subtractU64Saturating(this.#capacities.get(device) ?? 0, state.live) : 0,
         by_category: categoryBytes(state.categories),
       };
       if (this.#onPoint === undefined) this.#points.push(point);
@@ -202,12 +237,12 @@ export class MemoryTimeline {
     }
     if (compareU64(state.live, state.peak) > 0) {
       state.peak = state.live;
-      state.peakTimestamp = event.timestamp_ns;
+      state.peakTimestamp = timestamp;
     }
     if (compareU64(state.live, this.#peakBytes) > 0) {
       this.#peakBytes = state.live;
-      this.#peakTimestamp = event.timestamp_ns;
-      this.#peakDevice = event.device;
+      this.#peakTimestamp = timestamp;
+      this.#peakDevice = device;
       // Every alloc of a growing phase is a new peak: nothing is allocated here per peak.
       for (let index = 0; index < MEMORY_CATEGORIES.length; index++) {
         this.#peakCategories[index] = state.categories[index];
@@ -216,7 +251,7 @@ export class MemoryTimeline {
       for (const slot of this.#removedSincePeak) this.#live.release(slot);
       this.#removedSincePeak.length = 0;
     }
-    if (!this.#autogradSeen && this.#stepOf(event.span_id) === "backward") {
+    if (!this.#autogradSeen && this.#stepOf(spanId) === "backward") {
       this.#autogradSeen = true;
       this.#autogradRetained = state.categories[ACTIVATION] ?? 0;
     }

@@ -9,6 +9,10 @@ import { grownCopy } from "./grown-copy.js";
 const UNITS = 24;
 /** `#length` of a slot whose id is a string in `#long`. */
 const LONG = -1;
+/** Argument lists for String.fromCharCode, one per length up to UNITS. */
+const SCRATCH: number[][] = Array.from({ length: UNITS + 1 }, (_, length) =>
+  new Array<number>(length).fill(0),
+);
 
 /**
  * The ids of numbered slots, mostly off the JS heap.
@@ -46,8 +50,12 @@ export class SlotIds {
     const length = this.#length[slot] as number;
     if (length === LONG) return this.#long[slot] as string;
     const base = slot * UNITS;
-    // At most UNITS arguments; `apply` takes the typed array without an iterator.
-    return String.fromCharCode.apply(null, this.#units.subarray(base, base + length) as unknown as number[]);
+    // At most UNITS arguments, copied into a reused list of that length: a `subarray` view would
+    // be an object per call.
+    const codes = SCRATCH[length] as number[];
+    const units = this.#units;
+    for (let index = 0; index < length; index++) codes[index] = units[base + index] as number;
+    return String.fromCharCode.apply(null, codes);
   }
 
   /** Whether the slot's id is `id`, without making a string. */

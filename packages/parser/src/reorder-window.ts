@@ -16,18 +16,29 @@
 // anything it owns to the old generation, so per-event objects here turned into old-generation
 // garbage at the event rate and inflated the streaming summary's RSS. For the same reason tensor
 // ids are held as UTF-16 units (`SlotIds`) and rebuilt as a string on release.
-import { compareMemoryEvents, grownCopy, SlotIds } from "@cg/memory";
+import { grownCopy, SlotIds } from "@cg/memory";
 import { compareCodePoints, compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema";
 
 /** Receives events in analysis order. */
 export type AnalysisSink = (event: MemoryEvent) => void;
+/**
+ * Receives events in analysis order as their values (`category`: index in MEMORY_CATEGORIES), as
+ * `MemoryTimeline.pushValues` takes them: no event object is made.
+ */
+export interface AnalysisValuesSink {
+  pushValues(
+    timestamp: U64,
+    tensorId: string,
+    spanId: string,
+    opName: string | undefined,
+    device: string,
+    bytes: U64,
+    alloc: boolean,
+    category: number,
+  ): void;
+}
 /** Receives events in stable timestamp order. */
 export type PairingSink = (device: string, tensorId: string, action: MemoryEvent["action"]) => void;
-
-interface Released {
-  readonly event: MemoryEvent;
-  readonly sequence: number;
-}
 
 const NO_SHAPE: number[] = [];
 const MAX_INTERNED = 4096;
@@ -37,18 +48,11 @@ const MIN_GROUP_LIMIT = 65_536;
 const ALLOC = 0;
 const FREE = 1;
 
-function compareWithinTimestamp(left: Released, right: Released): number {
-  if (left.event.action !== right.event.action) return left.event.action === "alloc" ? -1 : 1;
-  if (left.event.tensor_id !== right.event.tensor_id) {
-    return compareCodePoints(left.event.tensor_id, right.event.tensor_id);
-  }
-  return left.sequence - right.sequence;
-}
-
 export class MemoryReorderWindow {
   readonly #capacity: number;
   readonly #groupLimit: number;
-  readonly #analysis: AnalysisSink;
+  readonly #analysis: AnalysisSink | undefined;
+  readonly #analysisValues: AnalysisValuesSink | undefined;
   readonly #pairing: PairingSink;
   readonly #strings = new Map<string, string>();
   // Slot storage; a slot's timestamp or bytes above 2^53 − 1 (a bigint) is kept in the side maps.
@@ -69,17 +73,28 @@ export class MemoryReorderWindow {
   #heap: Int32Array;
   #size = 0;
   #nextSequence = 0;
-  /** Released events sharing one timestamp, not yet given to the analysis. */
-  #group: Released[] = [];
+  // Released events sharing one timestamp, not yet given to the analysis: their slots (held until
+  // then) and tensor ids (made once, for the pairing). The arrays keep their length between groups
+  // (`length = 0` would drop their storage, an allocation per event).
+  readonly #groupSlots: number[] = [];
+  readonly #groupTensorIds: string[] = [];
+  #groupSize = 0;
+  /** Positions of the group in analysis order (reused). */
+  readonly #groupOrder: number[] = [];
+  readonly #compareInGroupBound = (left: number, right: number): number => this.#compareInGroup(left, right);
   #lastReleased: U64 | undefined;
-  #lastAnalysed: MemoryEvent | undefined;
+  // The last event given to the analysis (timestamp undefined before the first).
+  #lastAnalysedTime: U64 | undefined;
+  #lastAnalysedAlloc = false;
+  #lastAnalysedTensorId = "";
   /** True while both consumers received everything in whole-document order. */
   exact = true;
 
-  constructor(capacity: number, analysis: AnalysisSink, pairing: PairingSink) {
+  constructor(capacity: number, analysis: AnalysisSink | AnalysisValuesSink, pairing: PairingSink) {
     this.#capacity = Math.max(1, Math.floor(capacity));
     this.#groupLimit = Math.max(this.#capacity, MIN_GROUP_LIMIT);
-    this.#analysis = analysis;
+    if (typeof analysis === "function") this.#analysis = analysis;
+    else this.#analysisValues = analysis;
     this.#pairing = pairing;
     const slots = Math.min(this.#capacity + 1, INITIAL_SLOTS);
     this.#timestamp = new Float64Array(slots);
@@ -97,10 +112,13 @@ export class MemoryReorderWindow {
     this.#heap = new Int32Array(slots);
   }
 
-  /** Doubles the slot storage (up to capacity + 1 slots); only called when every slot is in use. */
+  /**
+   * Doubles the slot storage; only called when every slot is in use. Slots in use are those in the
+   * heap (at most capacity + 1) and those of the group (at most the group limit).
+   */
   #grow(): void {
     const old = this.#timestamp.length;
-    const slots = Math.min(this.#capacity + 1, old * 2);
+    const slots = old * 2;
     this.#timestamp = grownCopy(this.#timestamp, slots);
     this.#bytes = grownCopy(this.#bytes, slots);
     this.#sequence = grownCopy(this.#sequence, slots);
@@ -118,7 +136,7 @@ export class MemoryReorderWindow {
 
   /** Number of events currently held back. */
   get held(): number {
-    return this.#size + this.#group.length;
+    return this.#size + this.#groupSize;
   }
 
   /**
@@ -236,24 +254,97 @@ export class MemoryReorderWindow {
     return top;
   }
 
-  /** Turns a slot back into an event, frees the slot and hands the event on. */
+  /** Hands a slot's event to the pairing, and to the analysis with the rest of its timestamp's group. */
   #release(slot: number): void {
     const timestamp = this.#timeOf(slot);
-    const event: MemoryEvent = {
-      kind: "memory",
-      timestamp_ns: timestamp,
-      tensor_id: this.#tensorIds.get(slot),
-      span_id: this.#spanId[slot] as string,
-      device: this.#device[slot] as string,
-      bytes: this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number),
-      action: this.#action[slot] === ALLOC ? "alloc" : "free",
-      shape: NO_SHAPE,
-      dtype: "",
-      category: MEMORY_CATEGORIES[this.#category[slot] as number] as MemoryEvent["category"],
-    };
+    const tensorId = this.#tensorIds.get(slot);
+    const last = this.#lastReleased;
+    const order = last === undefined ? 1 : compareU64(timestamp, last);
+    if (order < 0) this.exact = false;
+    this.#lastReleased = timestamp;
+    this.#pairing(this.#device[slot] as string, tensorId, this.#action[slot] === ALLOC ? "alloc" : "free");
+    // A run of more equal timestamps than the group limit is analysed in parts; a later part that
+    // should have come first clears `exact` in #flushGroup.
+    if (order !== 0 || this.#groupSize >= this.#groupLimit) this.#flushGroup();
+    this.#groupSlots[this.#groupSize] = slot;
+    this.#groupTensorIds[this.#groupSize] = tensorId;
+    this.#groupSize++;
+  }
+
+  /** Analysis order within a timestamp: alloc before free, tensor id, then arrival. */
+  #compareInGroup(left: number, right: number): number {
+    const slots = this.#groupSlots;
+    const leftSlot = slots[left] as number;
+    const rightSlot = slots[right] as number;
+    const leftAction = this.#action[leftSlot] as number;
+    const rightAction = this.#action[rightSlot] as number;
+    if (leftAction !== rightAction) return leftAction === ALLOC ? -1 : 1;
+    const leftId = this.#groupTensorIds[left] as string;
+    const rightId = this.#groupTensorIds[right] as string;
+    if (leftId !== rightId) return compareCodePoints(leftId, rightId);
+    return (this.#sequence[leftSlot] as number) - (this.#sequence[rightSlot] as number);
+  }
+
+  #flushGroup(): void {
+    const count = this.#groupSize;
+    if (count === 0) return;
+    if (count === 1) this.#analyse(0);
+    else {
+      const order = this.#groupOrder;
+      order.length = count;
+      for (let at = 0; at < count; at++) order[at] = at;
+      order.sort(this.#compareInGroupBound);
+      for (let at = 0; at < count; at++) this.#analyse(order[at] as number);
+    }
+    this.#groupSize = 0;
+  }
+
+  /** Gives the group's event at `at` to the analysis and frees its slot. */
+  #analyse(at: number): void {
+    const slot = this.#groupSlots[at] as number;
+    const tensorId = this.#groupTensorIds[at] as string;
+    const timestamp = this.#timeOf(slot);
+    const alloc = this.#action[slot] === ALLOC;
+    // In analysis order unless an event came later than the window allows (compareMemoryEvents).
+    const last = this.#lastAnalysedTime;
+    if (last !== undefined) {
+      const byTime = compareU64(timestamp, last);
+      if (
+        byTime < 0 ||
+        (byTime === 0 &&
+          (alloc !== this.#lastAnalysedAlloc
+            ? alloc // an alloc after a free of the same timestamp
+            : compareCodePoints(tensorId, this.#lastAnalysedTensorId) < 0))
+      ) {
+        this.exact = false;
+      }
+    }
+    this.#lastAnalysedTime = timestamp;
+    this.#lastAnalysedAlloc = alloc;
+    this.#lastAnalysedTensorId = tensorId;
+    const bytes = this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number);
+    const spanId = this.#spanId[slot] as string;
+    const device = this.#device[slot] as string;
     const opName = this.#opName[slot];
-    if (opName !== undefined) event.op_name = opName;
-    const sequence = this.#sequence[slot] as number;
+    const category = this.#category[slot] as number;
+    if (this.#analysisValues !== undefined) {
+      this.#analysisValues.pushValues(timestamp, tensorId, spanId, opName, device, bytes, alloc, category);
+    } else {
+      const event: MemoryEvent = {
+        kind: "memory",
+        timestamp_ns: timestamp,
+        tensor_id: tensorId,
+        span_id: spanId,
+        device,
+        bytes,
+        action: alloc ? "alloc" : "free",
+        shape: NO_SHAPE,
+        dtype: "",
+        category: MEMORY_CATEGORIES[category] as MemoryEvent["category"],
+      };
+      if (opName !== undefined) event.op_name = opName;
+      (this.#analysis as AnalysisSink)(event);
+    }
     this.#tensorIds.clear(slot);
     this.#spanId[slot] = undefined;
     this.#opName[slot] = undefined;
@@ -261,28 +352,5 @@ export class MemoryReorderWindow {
     if (this.#bigTimestamp.size > 0) this.#bigTimestamp.delete(slot);
     if (this.#bigBytes.size > 0) this.#bigBytes.delete(slot);
     this.#freeSlots[this.#freeCount++] = slot;
-
-    const last = this.#lastReleased;
-    const order = last === undefined ? 1 : compareU64(timestamp, last);
-    if (order < 0) this.exact = false;
-    this.#lastReleased = timestamp;
-    this.#pairing(event.device, event.tensor_id, event.action);
-    // A run of more equal timestamps than the group limit is analysed in parts; a later part that
-    // should have come first clears `exact` in #flushGroup.
-    if (order !== 0 || this.#group.length >= this.#groupLimit) this.#flushGroup();
-    this.#group.push({ event, sequence });
-  }
-
-  #flushGroup(): void {
-    const group = this.#group;
-    if (group.length === 0) return;
-    this.#group = [];
-    if (group.length > 1) group.sort(compareWithinTimestamp);
-    for (const { event } of group) {
-      const last = this.#lastAnalysed;
-      if (last !== undefined && compareMemoryEvents(event, last) < 0) this.exact = false;
-      this.#lastAnalysed = event;
-      this.#analysis(event);
-    }
   }
 }

@@ -31,6 +31,32 @@ describe("TopList.admitsU64", () => {
     );
   });
 
+  it("entersU64 says whether offer would keep the entry, ties decided by id", () => {
+    const id = fc.constantFrom("a", "m", "s1/op/2", "s1/op/10", "z");
+    // Few distinct keys, so that ties with the last entry are common.
+    const tiedKey = fc.oneof(fc.bigInt({ min: 0n, max: 3n }), fc.constantFrom(2n ** 53n, 2n ** 53n + 1n));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4 }),
+        fc.array(fc.tuple(tiedKey, id), { maxLength: 20 }),
+        tiedKey,
+        id,
+        (limit, offered, probe, probeId) => {
+          const list = new TopList<string>(limit);
+          offered.forEach(([offeredKey, offeredId], index) =>
+            list.offer(offeredKey, `${offeredId}#${index}`, () => "old"),
+          );
+          const replay = new TopList<string>(limit);
+          offered.forEach(([offeredKey, offeredId], index) =>
+            replay.offer(offeredKey, `${offeredId}#${index}`, () => "old"),
+          );
+          replay.offer(probe, probeId, () => "probe");
+          expect(list.entersU64(asU64(probe), probeId)).toBe(replay.values().includes("probe"));
+        },
+      ),
+    );
+  });
+
   it("turns away a number below the last of a full list", () => {
     const list = new TopList<string>(2);
     list.offer(10n, "a", () => "a");

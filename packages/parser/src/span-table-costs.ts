@@ -109,6 +109,18 @@ export class TopList<T> {
     return this.admits(BigInt(value));
   }
 
+  /** True when an entry of a u64 `value` and `id` would enter now (`offer` would keep it). */
+  entersU64(value: U64, id: string): boolean {
+    const entries = this.#entries;
+    if (this.#limit <= 0) return false;
+    const last = entries[entries.length - 1];
+    if (entries.length < this.#limit || last === undefined) return true;
+    const floor = this.#floor;
+    if (floor !== undefined && typeof value === "number")
+      return value > floor || (value === floor && id < last.id);
+    return before(BigInt(value), id, last.key, last.id);
+  }
+
   offer(key: bigint, id: string, value: () => T): void {
     if (this.#limit <= 0) return;
     const entries = this.#entries;

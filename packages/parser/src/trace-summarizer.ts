@@ -177,7 +177,8 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
     this.#window = new MemoryReorderWindow(
       this.#reorderWindow,
-      (event) => this.#timeline.push(event),
+      // The timeline takes the window's values: no event object per memory event.
+      this.#timeline,
       (device, tensorId, action) => this.#pairing.add(device, tensorId, action, this.#pairingIssues),
     );
     this.#rankLimit = options.rankLimit;
@@ -338,13 +339,43 @@ export class TraceSummarizer implements StreamSummarizer {
       early.bytes += BigInt(bytes);
       this.#earlyOps.set(spanId, early);
     }
+    const slowest = this.#slowestOps.admitsU64(durationNs);
+    const heaviest = this.#heaviestOps.admitsU64(bytes);
+    if (slowest || heaviest) this.#offerOp(spanId, durationNs, bytes, event, ordinal, slowest, heaviest);
+  }
+
+  /**
+   * Offers an op to the rankings it may enter (a tie with the last entry is decided by the id, so
+   * ops of equal size, common for bytes, get this far). Apart from `#rankOpValues`, so that the
+   * closure's context is only made for an op that enters.
+   */
+  #offerOp(
+    spanId: string,
+    durationNs: U64,
+    bytes: U64,
+    event: () => OpEvent,
+    ordinal: number,
+    mayBeSlowest: boolean,
+    mayBeHeaviest: boolean,
+  ): void {
+    const id = `${spanId}/op/${ordinal}`;
+    const slowest = mayBeSlowest && this.#slowestOps.entersU64(durationNs, id);
+    const heaviest = mayBeHeaviest && this.#heaviestOps.entersU64(bytes, id);
+    if (slowest || heaviest) this.#enterOp(id, durationNs, bytes, event, ordinal, slowest, heaviest);
+  }
+
+  #enterOp(
+    id: string,
+    durationNs: U64,
+    bytes: U64,
+    event: () => OpEvent,
+    ordinal: number,
+    slowest: boolean,
+    heaviest: boolean,
+  ): void {
     const cost = () => opCost({ ...event(), storage_bytes: bytes }, ordinal);
-    if (this.#slowestOps.admitsU64(durationNs)) {
-      this.#slowestOps.offer(BigInt(durationNs), `${spanId}/op/${ordinal}`, cost);
-    }
-    if (this.#heaviestOps.admitsU64(bytes)) {
-      this.#heaviestOps.offer(BigInt(bytes), `${spanId}/op/${ordinal}`, cost);
-    }
+    if (slowest) this.#slowestOps.offer(BigInt(durationNs), id, cost);
+    if (heaviest) this.#heaviestOps.offer(BigInt(bytes), id, cost);
   }
 
   finish(lines = this.#lastLine): StreamSummary {
