@@ -69,9 +69,15 @@ export class MemoryReorderWindow {
   readonly #bigBytes = new Map<number, bigint>();
   #freeSlots: Int32Array;
   #freeCount: number;
-  /** Min-heap of slots by (timestamp, sequence). */
+  /**
+   * Min-heap of slots by (timestamp, sequence); while every event came in order (`#inOrder`), a
+   * ring of `#size` slots from `#head` instead, already sorted: a queue, no sifting (writer output
+   * is in order, and a sorted array is a valid heap to switch to at the first event out of order).
+   */
   #heap: Int32Array;
   #size = 0;
+  #inOrder = true;
+  #head = 0;
   #nextSequence = 0;
   // Released events sharing one timestamp, not yet given to the analysis: their slots (held until
   // then) and tensor ids (made once, for the pairing). The arrays keep their length between groups
@@ -124,7 +130,7 @@ export class MemoryReorderWindow {
     this.#sequence = grownCopy(this.#sequence, slots);
     this.#action = grownCopy(this.#action, slots);
     this.#category = grownCopy(this.#category, slots);
-    this.#heap = grownCopy(this.#heap, slots);
+    this.#heap = this.#inOrder ? this.#linearHeap(slots) : grownCopy(this.#heap, slots);
     this.#tensorIds.grow(slots);
     for (const strings of [this.#spanId, this.#opName, this.#device]) {
       for (let slot = old; slot < slots; slot++) strings.push(undefined);
@@ -188,6 +194,26 @@ export class MemoryReorderWindow {
     this.#opName[slot] = opName === undefined ? undefined : this.#intern(opName);
     this.#device[slot] = this.#intern(device);
 
+    if (this.#inOrder) {
+      const heap = this.#heap;
+      const length = heap.length;
+      const tail = (this.#head + this.#size) % length;
+      if (this.#size === 0 || !this.#before(slot, heap[(tail + length - 1) % length] as number)) {
+        heap[tail] = slot;
+        this.#size++;
+      } else {
+        this.#heap = this.#linearHeap(length);
+        this.#inOrder = false;
+        this.#siftUp(slot);
+      }
+    } else {
+      this.#siftUp(slot);
+    }
+    if (this.#size > this.#capacity) this.#release(this.#pop());
+  }
+
+  /** Adds a slot to the heap. */
+  #siftUp(slot: number): void {
     const heap = this.#heap;
     let index = this.#size++;
     while (index > 0) {
@@ -198,7 +224,15 @@ export class MemoryReorderWindow {
       index = parent;
     }
     heap[index] = slot;
-    if (this.#size > this.#capacity) this.#release(this.#pop());
+  }
+
+  /** The ring's slots in order from index 0 of a new array of `length` (a valid heap: sorted). */
+  #linearHeap(length: number): Int32Array {
+    const ring = this.#heap;
+    const linear = new Int32Array(length);
+    for (let at = 0; at < this.#size; at++) linear[at] = ring[(this.#head + at) % ring.length] as number;
+    this.#head = 0;
+    return linear;
   }
 
   /** Releases everything still held, in order. */
@@ -234,9 +268,20 @@ export class MemoryReorderWindow {
 
   #pop(): number {
     const heap = this.#heap;
+    if (this.#inOrder) {
+      const first = heap[this.#head] as number;
+      this.#head = (this.#head + 1) % heap.length;
+      this.#size--;
+      return first;
+    }
     const top = heap[0] as number;
     const length = --this.#size;
-    if (length === 0) return top;
+    if (length === 0) {
+      // Empty: the next events may be in order again.
+      this.#inOrder = true;
+      this.#head = 0;
+      return top;
+    }
     const last = heap[length] as number;
     let index = 0;
     while (true) {
