@@ -14,7 +14,8 @@ import { analyzeHealth, type HealthOptions } from "./health.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
 import { type OperatorGroupField, type OperatorTable, operatorTable } from "./operator-stats.js";
 import type { SignedInteger } from "./signed-integer.js";
-import { type SpanCost, spanCosts } from "./span-costs.js";
+import type { SpanCost } from "./span-cost.js";
+import { spanCosts } from "./span-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { TraceDocument } from "./trace-document.js";
 

@@ -9,7 +9,8 @@ import {
   u64ToBigInt,
 } from "@cg/schema";
 import { type OpCost, opCost } from "./op-cost.js";
-import { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
+import type { SpanCost, SpanCostOptions } from "./span-cost.js";
+import { spanCosts } from "./span-costs.js";
 import { measuredTotal } from "./summarize.js";
 import type { ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 

@@ -12,7 +12,7 @@ import {
   U64_MAX,
 } from "@cg/schema";
 import { IdTable } from "./id-table.js";
-import type { SpanCost, SpanCostOptions } from "./span-costs.js";
+import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import { SpanTable } from "./span-table.js";
 import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
 import { type SpanTableStructure, spanTableIssues } from "./span-table-health.js";

@@ -5,7 +5,7 @@
 import { grownCopy } from "@cg/memory";
 import { type U64, U64_MAX } from "@cg/schema";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
-import type { SpanCost, SpanCostOptions } from "./span-costs.js";
+import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import type { SpanTable } from "./span-table.js";
 import { IN_CYCLE, type SpanTableStructure } from "./span-table-health.js";
 import { toU64 } from "./span-tree.js";

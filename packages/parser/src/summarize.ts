@@ -1,7 +1,8 @@
 // The reference summary (spec §10) plus self time per span.
 import { analyzeMemory, type MemoryAnalysis } from "@cg/memory";
 import { type U64, u64ToBigInt } from "@cg/schema";
-import { type SpanCostOptions, spanCosts } from "./span-costs.js";
+import type { SpanCostOptions } from "./span-cost.js";
+import { spanCosts } from "./span-costs.js";
 import { buildSpanTree } from "./span-tree.js";
 import type { TraceDocument } from "./trace-document.js";
 
