@@ -1,7 +1,7 @@
 // Comparison of two traces (spec §16 "Comparison"): comparability rules, total and peak deltas,
 // span deltas by semantic path, gradient changes.
 
-import { analyzeMemory } from "@cg/memory";
+import type { MemoryAnalysis } from "@cg/memory";
 import type { GradientEvent } from "@cg/schema";
 import { compareCodePoints, type GradientState, type RunMetadata, type U64, u64ToBigInt } from "@cg/schema";
 import { attributeComparison } from "./compare-attribution.js";
@@ -10,13 +10,14 @@ import type { ComparisonAttribution } from "./compare-attribution-types.js";
 import { ComparisonInputError } from "./compare-error.js";
 import { evaluateGate, type GateResult } from "./compare-gate.js";
 import type { GateRule } from "./compare-gate-rules.js";
-import { analyzeHealth, type HealthOptions } from "./health.js";
+import { documentSummary } from "./document-summary.js";
+import { documentHealth } from "./health.js";
+import type { HealthOptions } from "./health-issue.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
 import { type OperatorGroupField, type OperatorTable, operatorTable } from "./operator-stats.js";
 import type { SignedInteger } from "./signed-integer.js";
 import type { SpanCost } from "./span-cost.js";
 import { spanCosts } from "./span-costs.js";
-import { measuredTotal } from "./summarize.js";
 import type { TraceDocument } from "./trace-document.js";
 
 export type { SignedInteger } from "./signed-integer.js";
@@ -135,7 +136,7 @@ export function spanPathKey(cost: {
 function spanFigures(
   document: TraceDocument,
   options: HealthOptions,
-  memory: ReturnType<typeof analyzeMemory>,
+  memory: MemoryAnalysis,
   total: U64,
 ): { totals: Map<string, bigint>; attribution: AttributionSide } {
   const totals = new Map<string, bigint>();
@@ -181,18 +182,16 @@ function sameGradient(left: GradientSide | undefined, right: GradientSide | unde
 export function documentSide(document: TraceDocument, options: CompareOptions = {}): ComparisonSide {
   const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
   const gradients = new Map<string, GradientSide>();
-  for (const gradient of document.gradients) addGradient(gradients, gradient);
-  const memory = analyzeMemory(
-    { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
-    { timeline: false },
-  );
-  const total = measuredTotal(document.spans);
-  const { totals, attribution } = spanFigures(document, healthOptions, memory, total);
+  const stream = documentSummary(document, healthOptions, (event) => {
+    if (event.kind === "gradient") addGradient(gradients, event);
+  });
+  const total = stream.summary.total_ns;
+  const { totals, attribution } = spanFigures(document, healthOptions, stream.memory, total);
   return {
     run: document.run,
-    trusted: analyzeHealth(document, healthOptions).trusted,
+    trusted: documentHealth(document, stream.health).trusted,
     total_ns: total,
-    peak_bytes: memory.peak_bytes,
+    peak_bytes: stream.memory.peak_bytes,
     span_totals: totals,
     gradients,
     operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [], percentiles: false }),

@@ -8,10 +8,10 @@ import {
   type U64,
   u64ToBigInt,
 } from "@cg/schema";
+import { documentSummary } from "./document-summary.js";
 import { type OpCost, opCost } from "./op-cost.js";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import { spanCosts } from "./span-costs.js";
-import { measuredTotal } from "./summarize.js";
 import type { ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
 
 export const QUERY_KINDS = [
@@ -141,7 +141,7 @@ export function queryTrace<K extends QueryKind>(
   const result = ((): QueryResult => {
     switch (kind) {
       case "slowest": {
-        const total = measuredTotal(document.spans);
+        const total = documentSummary(document, spanCostOptions(options)).summary.total_ns;
         const spans = spanCosts(document, spanCostOptions(options)).filter(
           (span) => span.in_measured_subtree,
         );
