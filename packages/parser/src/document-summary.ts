@@ -2,9 +2,12 @@
 // document's health, summary and memory figures are those of its stream.
 import type { TraceEvent } from "@cg/schema";
 import { foldDocument } from "./fold-document.js";
-import type { HealthOptions } from "./health-issue.js";
 import type { TraceDocument } from "./trace-document.js";
-import { createTraceSummarizer, type StreamSummary } from "./trace-summarizer.js";
+import {
+  createTraceSummarizer,
+  type StreamSummary,
+  type TraceSummarizerOptions,
+} from "./trace-summarizer.js";
 
 /**
  * Summarizes a document as its stream; `onEvent` sees every event after the summary took it (for
@@ -12,11 +15,12 @@ import { createTraceSummarizer, type StreamSummary } from "./trace-summarizer.js
  */
 export function documentSummary(
   document: TraceDocument,
-  options: HealthOptions,
+  options: Pick<TraceSummarizerOptions, "compat" | "rankLimit">,
   onEvent?: (event: TraceEvent) => void,
 ): StreamSummary {
   const summarizer = createTraceSummarizer({
     ...(options.compat === undefined ? {} : { compat: options.compat }),
+    ...(options.rankLimit === undefined ? {} : { rankLimit: options.rankLimit }),
     // The document holds every memory event already: a window as large restores their order exactly.
     reorderWindow: Math.max(1, document.memory.length),
     // The budget bounds what a stream adds up; a document's spans are in memory already.
