@@ -1,7 +1,7 @@
 // On random pairs of traces (nested, overlapping and zero-length spans, ops before their span
 // starts, ops outside the measured region, allocations freed or kept, several devices), both halves
-// of the attribution add up to the measured deltas exactly, and the streamed comparison (with its
-// attribution and gate) equals the document's.
+// of the attribution add up to the measured deltas exactly, and the comparison (with its
+// attribution and gate) is the same read in file order as folded from the parsed documents.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareTraceFiles, compareTraces, parseGateRules, parseTraceText } from "./index.js";

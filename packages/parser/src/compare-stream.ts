@@ -4,25 +4,13 @@
 // While a trace is read, memory is the streaming summary's (its span table serves the per-path
 // totals too), a few typed columns per span and a row per operator (no per-op durations: a
 // comparison needs no percentiles).
-import type { OpEvent, TraceEvent } from "@cg/schema";
-import { type AttributedOp, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
-import {
-  addGradient,
-  type CompareOptions,
-  type Comparison,
-  type ComparisonSide,
-  compareSidesWith,
-  type GradientSide,
-  spanPathKey,
-  unknownSpanKey,
-} from "./compare-traces.js";
+import type { TraceEvent } from "@cg/schema";
+import { type CompareOptions, type Comparison, compareSidesWith } from "./compare-traces.js";
+import type { ComparisonSide } from "./comparison-side.js";
+import { ComparisonSideFold } from "./comparison-side-fold.js";
 import { compareOperatorRows } from "./operator-compare.js";
 import type { OperatorAccumulator } from "./operator-stats.js";
 import { readOptionsOf } from "./query-stream.js";
-import { SpanPaths } from "./span-paths.js";
-import type { SpanTable } from "./span-table.js";
-import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
-import { spanTableIssues } from "./span-table-health.js";
 import { StreamedOperators } from "./streamed-operators.js";
 import { type StreamSummaryOptions, summarizeSharingSpans } from "./summarize-stream.js";
 import type { TraceSource } from "./trace-source.js";
@@ -58,109 +46,28 @@ async function readSide(
     operatorGroupBy = [],
     ...summaryOptions
   } = options;
-  const spans = new SpanPaths();
-  const gradients = new Map<string, GradientSide>();
+  const fold = new ComparisonSideFold();
   // A comparison reads calls, totals and means: no per-op durations are kept for percentiles.
   const operators = new StreamedOperators(
     operatorGroupBy,
-    operatorGroupBy.includes("path") ? spans : undefined,
+    operatorGroupBy.includes("path") ? fold.spans : undefined,
     false,
   );
-  // Own op time per span row; ops of spans not started yet wait by span id.
-  const opTotals = new SpanOpTotals();
-  const earlyOps = new Map<string, bigint>();
-  const attribution = new AttributionSideBuilder();
-  const keys = new SpanKeyCache();
-  // Ops whose span path is not final yet (an op before its span, a parent that starts late).
-  const pendingOps: { spanId: string; op: AttributedOp }[] = [];
   const onEvent = (event: TraceEvent): void => {
     operators.add(event);
-    if (event.kind === "op") {
-      const table = spans.table;
-      const row = table.ids.get(event.span_id);
-      if (row >= 0 && row < table.size) opTotals.add(row, event.duration_ns, 0);
-      else earlyOps.set(event.span_id, (earlyOps.get(event.span_id) ?? 0n) + BigInt(event.duration_ns));
-      if (row >= 0 && row < table.size && spans.pathOf(event.span_id) !== undefined) {
-        attribution.addOp(
-          keys.of(row, (at) => tableKey(table, at)),
-          event,
-        );
-      } else {
-        pendingOps.push({ spanId: event.span_id, op: attributedOp(event) });
-      }
-    } else if (event.kind === "gradient") {
-      addGradient(gradients, event);
-    }
+    fold.add(event);
   };
   const stream = await summarizeSharingSpans(open(), { ...summaryOptions, onEvent }, (table) =>
-    spans.use(table),
+    fold.spans.use(table),
   );
-  spans.complete();
-  const table = spans.table;
-  for (const [spanId, ns] of earlyOps) {
-    const row = table.ids.get(spanId);
-    if (row >= 0) opTotals.add(row, ns <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ns) : ns, 0);
-  }
-  earlyOps.clear();
-
-  const healthOptions = options.compat === undefined ? {} : { compat: options.compat };
-  const structure = spanTableIssues(table, healthOptions, []);
-  const { total, selfTime } = spanTableTotals(table, structure, opTotals, healthOptions);
-  const inside = measuredSubtree(table, structure.offsets, structure.children);
-  const spanTotals = new Map<string, bigint>();
-  for (let row = 0; row < table.size; row++) {
-    if (inside[row] === 0) continue;
-    const key = keys.of(row, (at) => tableKey(table, at));
-    spanTotals.set(key, (spanTotals.get(key) ?? 0n) + total(row));
-    attribution.addSpan(key, selfTime(row));
-  }
-  for (const { spanId, op } of pendingOps) {
-    const row = table.ids.get(spanId);
-    if (row >= 0 && row < table.size)
-      attribution.addOp(
-        keys.of(row, (at) => tableKey(table, at)),
-        op,
-      );
-  }
-  pendingOps.length = 0;
-  const keyOfSpan = (spanId: string): string => {
-    const row = table.ids.get(spanId);
-    return row >= 0 && row < table.size ? keys.of(row, (at) => tableKey(table, at)) : unknownSpanKey(spanId);
-  };
+  const { attribution, ...figures } = fold.finish(stream, options);
   return {
-    run: stream.run,
-    trusted: stream.health.trusted,
-    total_ns: stream.summary.total_ns,
-    peak_bytes: stream.memory.peak_bytes,
-    span_totals: spanTotals,
-    gradients,
+    ...figures,
     operators: await operators.accumulated(open, readOptionsOf(options), stream.summary.total_ns),
-    attribution: attribution.finish(stream.summary.total_ns, stream.memory, keyOfSpan, allKeys(table, keys)),
+    attribution,
   };
 }
 
-/** Every span's path key (each distinct one once). */
-function allKeys(table: SpanTable, keys: SpanKeyCache): Set<string> {
-  const all = new Set<string>();
-  for (let row = 0; row < table.size; row++) all.add(keys.of(row, (at) => tableKey(table, at)));
-  return all;
-}
-
-/** The fields of an op that attribution keeps while its span path is not final. */
-function attributedOp(op: OpEvent): AttributedOp {
-  return {
-    op_name: op.op_name,
-    shape: op.shape,
-    dtype: op.dtype,
-    device: op.device,
-    duration_ns: op.duration_ns,
-  };
-}
-
-/** A table row's span path key. */
-function tableKey(table: SpanTable, row: number): string {
-  return spanPathKey({ path: spanPath(table, row), kind: table.kind(row), step: table.step(row) });
-}
 /**
  * Compares two traces read as streams, one after the other: equal to `compareTraces` on their
  * documents. `openBaseline` / `openCandidate` give each trace's bytes (a path, or a fresh stream).

@@ -1,23 +1,30 @@
 // Comparison of two traces (spec §16 "Comparison"): comparability rules, total and peak deltas,
 // span deltas by semantic path, gradient changes.
 
-import { analyzeMemory } from "@cg/memory";
-import type { GradientEvent } from "@cg/schema";
-import { compareCodePoints, type GradientState, type RunMetadata, type U64, u64ToBigInt } from "@cg/schema";
+import { compareCodePoints, type U64, u64ToBigInt } from "@cg/schema";
 import { attributeComparison } from "./compare-attribution.js";
-import { type AttributionSide, AttributionSideBuilder } from "./compare-attribution-side.js";
+import type { AttributionSide } from "./compare-attribution-side.js";
 import type { ComparisonAttribution } from "./compare-attribution-types.js";
 import { ComparisonInputError } from "./compare-error.js";
 import { evaluateGate, type GateResult } from "./compare-gate.js";
 import type { GateRule } from "./compare-gate-rules.js";
-import { analyzeHealth, type HealthOptions } from "./health.js";
+import type { ComparisonSide, GradientSide } from "./comparison-side.js";
+import { ComparisonSideFold } from "./comparison-side-fold.js";
+import { documentSummary } from "./document-summary.js";
+import { documentHealth } from "./health.js";
+import type { HealthOptions } from "./health-issue.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
-import { type OperatorGroupField, type OperatorTable, operatorTable } from "./operator-stats.js";
+import { type OperatorGroupField, operatorTable } from "./operator-stats.js";
 import type { SignedInteger } from "./signed-integer.js";
-import { type SpanCost, spanCosts } from "./span-costs.js";
-import { measuredTotal } from "./summarize.js";
 import type { TraceDocument } from "./trace-document.js";
 
+export {
+  addGradient,
+  type ComparisonSide,
+  type GradientSide,
+  spanPathKey,
+  unknownSpanKey,
+} from "./comparison-side.js";
 export type { SignedInteger } from "./signed-integer.js";
 
 /** Tags that describe the build rather than the workload: a difference only warns. */
@@ -39,11 +46,6 @@ export interface SpanDelta {
   delta_ns: SignedInteger;
   /** Absent when the baseline is 0. */
   delta_percent?: number;
-}
-
-export interface GradientSide {
-  state: GradientState;
-  norm?: number;
 }
 
 export interface GradientChange {
@@ -93,22 +95,6 @@ export interface CompareOptions extends HealthOptions {
   failOn?: readonly GateRule[];
 }
 
-/** What a comparison needs of one trace: from a document here, or from a stream (`compareTraceFiles`). */
-export interface ComparisonSide {
-  run: RunMetadata;
-  trusted: boolean;
-  total_ns: U64;
-  peak_bytes: U64;
-  /** Summed totals of the measured subtree's spans, by `spanPathKey`. */
-  span_totals: Map<string, bigint>;
-  /** Each gradient's last fact, by `root/key`. */
-  gradients: Map<string, GradientSide>;
-  /** The full operator table (no limit), grouped as the comparison asks; no percentiles (unused). */
-  operators: OperatorTable;
-  /** What attribution and the gate need (own times, op times by path and signature, the peak's live set). */
-  attribution?: AttributionSide;
-}
-
 function signed(value: bigint): SignedInteger {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
     ? Number(value)
@@ -119,84 +105,32 @@ function percent(delta: bigint, base: bigint): number | undefined {
   return base === 0n ? undefined : (Number(delta) / Number(base)) * 100;
 }
 
-const STEP_SUFFIX = { forward: "/Forward", backward: "/Backward", optimizer: "/Optimizer" } as const;
-
-export function spanPathKey(cost: {
-  path: string;
-  kind: SpanCost["kind"];
-  step?: SpanCost["step"] | undefined;
-}): string {
-  const key = `${cost.path} [${cost.kind}]`;
-  return cost.step === undefined ? key : key + STEP_SUFFIX[cost.step];
-}
-
-/** Per-path span totals and the attribution inputs of a document, from one span cost table. */
-function spanFigures(
-  document: TraceDocument,
-  options: HealthOptions,
-  memory: ReturnType<typeof analyzeMemory>,
-  total: U64,
-): { totals: Map<string, bigint>; attribution: AttributionSide } {
-  const totals = new Map<string, bigint>();
-  const builder = new AttributionSideBuilder();
-  const keys = new Map<string, string>();
-  const costs = spanCosts(document, options.compat === undefined ? {} : { compat: options.compat });
-  for (const cost of costs) {
-    const key = spanPathKey(cost);
-    keys.set(cost.id, key);
-    if (!cost.in_measured_subtree) continue;
-    totals.set(key, (totals.get(key) ?? 0n) + u64ToBigInt(cost.total_ns));
-    builder.addSpan(key, cost.self_ns);
-  }
-  for (const op of document.ops) {
-    const key = keys.get(op.span_id);
-    if (key !== undefined) builder.addOp(key, op);
-  }
-  const attribution = builder.finish(
-    total,
-    memory,
-    (spanId) => keys.get(spanId) ?? unknownSpanKey(spanId),
-    keys.values(),
+/** The comparison side of a parsed trace: its events folded as a stream's are. */
+export function documentSide(document: TraceDocument, options: CompareOptions = {}): ComparisonSide {
+  const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
+  const fold = new ComparisonSideFold();
+  const stream = documentSummary(
+    document,
+    healthOptions,
+    (event) => fold.add(event),
+    (table) => fold.spans.use(table),
   );
-  return { totals, attribution };
-}
-
-/** The key of an allocation's span id that names no span. */
-export const unknownSpanKey = (spanId: string): string => `(span ${spanId}, not in the trace)`;
-
-/** Records a gradient fact (a later fact of the same parameter replaces an earlier one). */
-export function addGradient(map: Map<string, GradientSide>, gradient: GradientEvent): void {
-  const side: GradientSide = { state: gradient.state };
-  if (gradient.norm !== undefined) side.norm = gradient.norm;
-  map.set(`${gradient.root}/${gradient.key}`, side);
+  const side = fold.finish(stream, healthOptions);
+  return {
+    run: document.run,
+    trusted: documentHealth(document, stream.health).trusted,
+    total_ns: side.total_ns,
+    peak_bytes: side.peak_bytes,
+    span_totals: side.span_totals,
+    gradients: side.gradients,
+    operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [], percentiles: false }),
+    attribution: side.attribution,
+  };
 }
 
 function sameGradient(left: GradientSide | undefined, right: GradientSide | undefined): boolean {
   if (left === undefined || right === undefined) return left === right;
   return left.state === right.state && Object.is(left.norm, right.norm);
-}
-
-/** The comparison side of a parsed trace. */
-export function documentSide(document: TraceDocument, options: CompareOptions = {}): ComparisonSide {
-  const healthOptions: HealthOptions = options.compat === undefined ? {} : { compat: options.compat };
-  const gradients = new Map<string, GradientSide>();
-  for (const gradient of document.gradients) addGradient(gradients, gradient);
-  const memory = analyzeMemory(
-    { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
-    { timeline: false },
-  );
-  const total = measuredTotal(document.spans);
-  const { totals, attribution } = spanFigures(document, healthOptions, memory, total);
-  return {
-    run: document.run,
-    trusted: analyzeHealth(document, healthOptions).trusted,
-    total_ns: total,
-    peak_bytes: memory.peak_bytes,
-    span_totals: totals,
-    gradients,
-    operators: operatorTable(document, { groupBy: options.operatorGroupBy ?? [], percentiles: false }),
-    attribution,
-  };
 }
 
 function comparabilityReasons(

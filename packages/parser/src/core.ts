@@ -132,8 +132,9 @@ export { type BatchReadOptions, readTraceBatches } from "./read-trace-batches.js
 export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { RowSource } from "./row-source.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
+export type { SpanCost, SpanCostOptions } from "./span-cost.js";
 export { SpanCostCollector, SpanCostColumns } from "./span-cost-collector.js";
-export { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
+export { spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export { type ColumnSummaryOptions, summarizeColumns } from "./summarize-columns.js";
 export {

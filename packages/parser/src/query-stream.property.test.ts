@@ -1,6 +1,9 @@
-// The streamed queries against the document on random traces: spans whose parents start later or
-// never, cycles, ops before their span or of no span, zero durations and sizes, ids that sort
-// differently in UTF-16 and code point order, memory events slightly out of timestamp order.
+// Queries on random traces: spans whose parents start later or never, cycles, ops before their span
+// or of no span, zero durations and sizes, ids that sort differently in UTF-16 and code point order,
+// memory events slightly out of timestamp order. A document's queries fold its events, in
+// re-serialisation order, through the stream's code: the first property holds the results
+// independent of that order (file order against document order); the second checks the rankings,
+// totals and counts against figures made here from the generated events.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -94,7 +97,7 @@ async function materialize(result: object): Promise<Record<string, unknown>> {
 const GROUPINGS: OperatorGroupField[][] = [["path"], ["dtype", "path"], []];
 
 describe("queryTraceStream on random traces", () => {
-  it("equals queryTrace and operatorTable on the document", async () => {
+  it("gives the same results read in file order as folded from the document", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(eventArbitrary, { maxLength: 40 }),
@@ -111,6 +114,71 @@ describe("queryTraceStream on random traces", () => {
             const streamed = await queryTraceStream(open, "ops", { limit, groupBy });
             expect(streamed.result).toStrictEqual(operatorTable(document, { groupBy, limit }));
           }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+/** The generated ops as the reader resolves them: an op's bytes default to its shape's ([2]) storage. */
+function generatedOps(events: RandomEvent[]): { id: string; duration: number; bytes: number }[] {
+  const ordinals = new Map<string, number>();
+  const ops: { id: string; duration: number; bytes: number }[] = [];
+  for (const event of events) {
+    if (event.kind !== "op") continue;
+    const ordinal = ordinals.get(event.span) ?? 0;
+    ordinals.set(event.span, ordinal + 1);
+    const bytes = event.bytes ?? (event.dtype === "f32" ? 8 : 4);
+    ops.push({ id: `${event.span}/op/${ordinal}`, duration: event.duration, bytes });
+  }
+  return ops;
+}
+
+/** Descending by key, ties by id: the order of every ranked list. */
+function ranked<T extends { id: string }>(items: T[], key: (item: T) => number, limit: number): T[] {
+  return [...items]
+    .sort((left, right) => key(right) - key(left) || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0))
+    .slice(0, limit);
+}
+
+describe("queries of random traces against figures made from the generated events", () => {
+  it("ranks ops, totals the measured spans and counts gradient facts as the events say", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(eventArbitrary, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (events, limit) => {
+          const document = parseTraceText(traceText(events));
+          const ops = generatedOps(events);
+          const slowest = queryTrace(document, "slowest", { limit });
+          expect(slowest.slowest_ops.map((op) => [op.id, op.self_ns])).toEqual(
+            ranked(ops, (op) => op.duration, limit).map((op) => [op.id, op.duration]),
+          );
+          const started = new Set<string>();
+          let measured = 0;
+          for (const event of events) {
+            if (event.kind !== "span" || started.has(event.id)) continue;
+            started.add(event.id);
+            if (event.measured) measured += event.duration ?? 0;
+          }
+          expect(slowest.total_ns).toBe(measured);
+          expect(slowest.total_ms).toBe(measured / 1e6);
+          const efficient = ops
+            .filter((op) => op.duration > 0 && op.bytes > 0)
+            .map((op) => ({ ...op, ratio: op.bytes / op.duration }));
+          expect(
+            queryTrace(document, "efficiency", { limit }).ops.map((op) => [op.id, op.bytes_per_ns]),
+          ).toEqual(ranked(efficient, (op) => op.ratio, limit).map((op) => [op.id, op.ratio]));
+          const heaviest = queryTrace(document, "heaviest", { limit });
+          expect(heaviest.heaviest_ops.map((op) => [op.id, op.storage_bytes])).toEqual(
+            ranked(ops, (op) => op.bytes, limit).map((op) => [op.id, op.bytes]),
+          );
+          const states = { present: 0, missing: 0, zero: 0, non_finite: 0 };
+          for (const event of events) if (event.kind === "gradient") states[event.state]++;
+          const gradients = queryTrace(document, "gradients");
+          expect(gradients.counts).toEqual(states);
+          expect(gradients.attention_count).toBe(states.missing + states.zero);
         },
       ),
       { numRuns: 150 },

@@ -5,14 +5,12 @@
 // compact span table for `spans` and for operators grouped by path, 8 bytes per op for exact
 // operator percentiles, a bounded reorder window of memory events, and the top `limit` entries.
 import { MemoryTimeline, type MemoryTimelinePoint, resolveStorageBytes } from "@cg/memory";
-import type { EdgeEvent, GradientEvent, GradientState, OpEvent, TraceEvent } from "@cg/schema";
+import type { EdgeEvent, GradientEvent, GradientState, TraceEvent } from "@cg/schema";
+import { EFFICIENCY_NOTE, EfficiencyRanking } from "./efficiency-ranking.js";
 import type { HealthReport } from "./health-issue.js";
-import { IdTable } from "./id-table.js";
 import type { ReadOptions } from "./line-processor.js";
-import { opCost } from "./op-cost.js";
 import type { OperatorGroupField, OperatorTable } from "./operator-stats.js";
 import type {
-  EfficiencyEntry,
   EfficiencyResult,
   GradientsResult,
   HeaviestResult,
@@ -22,7 +20,6 @@ import type {
   SpansResult,
   TensorsResult,
 } from "./query-trace.js";
-import { EFFICIENCY_NOTE } from "./query-trace.js";
 import { readTraceBatches } from "./read-trace-batches.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import { REREAD_BATCH_SIZE, RowSource } from "./row-source.js";
@@ -222,54 +219,6 @@ class EventCounts {
         return;
       default:
     }
-  }
-}
-
-/**
- * `queryTrace` "efficiency": ops by output bytes per nanosecond, the best `limit` kept. An op's id
- * needs its ordinal within its span, so ops are counted per span id (interned, a typed column).
- */
-class EfficiencyRanking {
-  readonly #limit: number;
-  readonly #spanIds = new IdTable();
-  #ordinals = new Int32Array(1024);
-  readonly #entries: EfficiencyEntry[] = [];
-
-  constructor(limit: number) {
-    this.#limit = limit;
-  }
-
-  add(event: TraceEvent): void {
-    if (event.kind !== "op") return;
-    const index = this.#spanIds.intern(event.span_id);
-    if (index >= this.#ordinals.length) {
-      const grown = new Int32Array(this.#ordinals.length * 2);
-      grown.set(this.#ordinals);
-      this.#ordinals = grown;
-    }
-    const ordinal = this.#ordinals[index] as number;
-    this.#ordinals[index] = ordinal + 1;
-    const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
-    if (!(BigInt(bytes) > 0n && BigInt(event.duration_ns) > 0n)) return;
-    const ratio = Number(bytes) / Number(event.duration_ns);
-    const entries = this.#entries;
-    if (this.#limit <= 0) return;
-    const id = `${event.span_id}/op/${ordinal}`;
-    const ahead = (entry: EfficiencyEntry): boolean =>
-      entry.bytes_per_ns > ratio || (entry.bytes_per_ns === ratio && entry.id < id);
-    const last = entries[entries.length - 1];
-    if (entries.length >= this.#limit && last !== undefined && ahead(last)) return;
-    let at = entries.length;
-    while (at > 0 && !ahead(entries[at - 1] as EfficiencyEntry)) at--;
-    entries.splice(at, 0, {
-      ...opCost({ ...(event as OpEvent), storage_bytes: bytes }, ordinal),
-      bytes_per_ns: ratio,
-    });
-    if (entries.length > this.#limit) entries.pop();
-  }
-
-  values(): EfficiencyEntry[] {
-    return this.#entries.slice();
   }
 }
 

@@ -1,17 +1,13 @@
-// Queries matching the reference CLI's `query --kind` (spec §16), computed from a document.
+// Queries matching the reference CLI's `query --kind` (spec §16) over a document: the rankings are
+// those of its stream (its events folded through the summarizer and the efficiency ranking).
 import { analyzeMemory, type MemoryAnalysis } from "@cg/memory";
-import {
-  compareU64,
-  type EdgeEvent,
-  type GradientEvent,
-  type GradientState,
-  type U64,
-  u64ToBigInt,
-} from "@cg/schema";
-import { type OpCost, opCost } from "./op-cost.js";
-import { type SpanCost, type SpanCostOptions, spanCosts } from "./span-costs.js";
-import { measuredTotal } from "./summarize.js";
+import { type EdgeEvent, type GradientEvent, type GradientState, type U64, u64ToBigInt } from "@cg/schema";
+import { documentSummary } from "./document-summary.js";
+import { EFFICIENCY_NOTE, type EfficiencyEntry, EfficiencyRanking } from "./efficiency-ranking.js";
+import type { OpCost } from "./op-cost.js";
+import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import type { ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";
+import type { StreamRankings } from "./trace-summarizer.js";
 
 export const QUERY_KINDS = [
   "slowest",
@@ -24,12 +20,8 @@ export const QUERY_KINDS = [
 ] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
 
+export type { EfficiencyEntry } from "./efficiency-ranking.js";
 export type { OpCost } from "./op-cost.js";
-
-export interface EfficiencyEntry extends OpCost {
-  /** `storage_bytes ÷ self_ns`; only ops with both above 0 are listed. */
-  bytes_per_ns: number;
-}
 
 interface QueryBase<K extends QueryKind> {
   schema: "candle-graph/trace-query/1";
@@ -99,28 +91,6 @@ export interface QueryOptions extends SpanCostOptions {
 
 const DEFAULT_LIMIT = 50;
 
-export const EFFICIENCY_NOTE =
-  "bytes per nanosecond of self time: output storage bytes ÷ op duration; only ops with both above 0";
-
-function opCosts(document: TraceDocument): OpCost[] {
-  const perSpan = new Map<string, number>();
-  return document.ops.map((op) => {
-    const ordinal = perSpan.get(op.span_id) ?? 0;
-    perSpan.set(op.span_id, ordinal + 1);
-    return opCost(op, ordinal);
-  });
-}
-
-/** Descending by a U64 key; ties by id in code point order for a stable, reproducible ranking. */
-function rankBy<T extends { id: string }>(items: T[], key: (item: T) => U64, limit: number): T[] {
-  return items
-    .sort(
-      (left, right) =>
-        compareU64(key(right), key(left)) || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0),
-    )
-    .slice(0, limit);
-}
-
 function toMilliseconds(value: U64): number {
   return Number(u64ToBigInt(value)) / 1e6;
 }
@@ -140,47 +110,33 @@ export function queryTrace<K extends QueryKind>(
   const result = ((): QueryResult => {
     switch (kind) {
       case "slowest": {
-        const total = measuredTotal(document.spans);
-        const spans = spanCosts(document, spanCostOptions(options)).filter(
-          (span) => span.in_measured_subtree,
-        );
+        const stream = documentSummary(document, { ...spanCostOptions(options), rankLimit: limit });
+        const rankings = stream.rankings as StreamRankings;
+        const total = stream.summary.total_ns;
         return {
           ...base,
           kind: "slowest",
           total_ns: total,
           total_ms: toMilliseconds(total),
-          slowest_spans: rankBy(spans, (span) => span.self_ns, limit),
-          slowest_ops: rankBy(opCosts(document), (op) => op.self_ns, limit),
+          slowest_spans: rankings.slowest_spans,
+          slowest_ops: rankings.slowest_ops,
         };
       }
       case "heaviest": {
-        const memory = analyzeMemory(
-          { memory: document.memory, spans: document.spans, device_memory: document.device_memory },
-          { timeline: false },
-        );
-        const spans = spanCosts(document, spanCostOptions(options)).filter(
-          (span) => span.in_measured_subtree,
-        );
+        const stream = documentSummary(document, { ...spanCostOptions(options), rankLimit: limit });
+        const rankings = stream.rankings as StreamRankings;
         return {
           ...base,
           kind: "heaviest",
-          peak_bytes: memory.peak_bytes,
-          heaviest_spans: rankBy(spans, (span) => span.op_bytes, limit),
-          heaviest_ops: rankBy(opCosts(document), (op) => op.storage_bytes, limit),
+          peak_bytes: stream.memory.peak_bytes,
+          heaviest_spans: rankings.heaviest_spans,
+          heaviest_ops: rankings.heaviest_ops,
         };
       }
       case "efficiency": {
-        const ops = opCosts(document)
-          .filter((op) => u64ToBigInt(op.storage_bytes) > 0n && u64ToBigInt(op.self_ns) > 0n)
-          .map((op) => ({ ...op, bytes_per_ns: Number(op.storage_bytes) / Number(op.self_ns) }))
-          .sort((left, right) => right.bytes_per_ns - left.bytes_per_ns || (left.id < right.id ? -1 : 1))
-          .slice(0, limit);
-        return {
-          ...base,
-          kind: "efficiency",
-          note: EFFICIENCY_NOTE,
-          ops,
-        };
+        const ranking = new EfficiencyRanking(limit);
+        for (const op of document.ops) ranking.add({ ...op, kind: "op" });
+        return { ...base, kind: "efficiency", note: EFFICIENCY_NOTE, ops: ranking.values() };
       }
       case "memory": {
         const { timeline, peak_breakdown, by_device, ...summary } = analyzeMemory({

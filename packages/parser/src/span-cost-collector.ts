@@ -12,15 +12,14 @@ import {
   U64_MAX,
 } from "@cg/schema";
 import { IdTable } from "./id-table.js";
-import type { SpanCost, SpanCostOptions } from "./span-costs.js";
+import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import { SpanTable } from "./span-table.js";
 import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
 import { type SpanTableStructure, spanTableIssues } from "./span-table-health.js";
-import { toU64 } from "./span-tree.js";
 import type { SpanRecord } from "./trace-document.js";
 
 function saturate(value: bigint): U64 {
-  return toU64(value > U64_MAX ? U64_MAX : value);
+  return normalizeU64(value > U64_MAX ? U64_MAX : value);
 }
 
 /** The cost of every span of a trace, one row per span in order of its `span_start` (see `rowsInIdOrder`). */

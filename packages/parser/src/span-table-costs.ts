@@ -3,12 +3,11 @@
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
 import { grownCopy } from "@cg/memory";
-import { type U64, U64_MAX } from "@cg/schema";
+import { normalizeU64, type U64, U64_MAX } from "@cg/schema";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
-import type { SpanCost, SpanCostOptions } from "./span-costs.js";
+import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import type { SpanTable } from "./span-table.js";
 import { IN_CYCLE, type SpanTableStructure } from "./span-table-health.js";
-import { toU64 } from "./span-tree.js";
 
 /** Own ops per span row: count, summed duration and summed resolved storage bytes. */
 export class SpanOpTotals {
@@ -70,7 +69,7 @@ function addTo(column: Float64Array, big: Map<number, bigint>, row: number, valu
 }
 
 function saturate(value: bigint): U64 {
-  return toU64(value > U64_MAX ? U64_MAX : value);
+  return normalizeU64(value > U64_MAX ? U64_MAX : value);
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

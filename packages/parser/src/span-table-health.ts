@@ -1,14 +1,11 @@
-// Steps 1–5 of spec §12.1 over a SpanTable, with the results of `spanStructureIssues` and
-// `buildSpanTree` on the same spans as records: the same issues in the same (id) order, the same
-// counts and depths. Children are indexed in compressed rows (two Int32Arrays), depths and walk
-// states are typed arrays, and only the spans that carry an issue are sorted by id, so a clean
-// trace of 10 million spans costs about 17 bytes per span here and no sort.
+// Steps 1–5 of spec §12.1 over a SpanTable, for a stream and (folded into one) a document alike:
+// issues in span id order, counts and depths. Children are indexed in compressed rows (two
+// Int32Arrays), depths and walk states are typed arrays, and only the spans that carry an issue are
+// sorted by id, so a clean trace of 10 million spans costs about 17 bytes per span here and no sort.
 import { U64_MAX } from "@cg/schema";
 import { type HealthIssue, type HealthOptions, healthError, type SpanCounts } from "./health-issue.js";
-import { childRowsUnionLength } from "./interval-union.js";
+import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
 import { MISSING_PARENT, NO_PARENT, type SpanTable } from "./span-table.js";
-import { unionLength } from "./span-tree.js";
-import type { SpanRecord } from "./trace-document.js";
 
 export interface SpanTableStructure {
   counts: SpanCounts;
@@ -143,7 +140,7 @@ function outsideParent(table: SpanTable, row: number, parent: number): boolean {
   return BigInt(table.startU64(row)) < BigInt(table.startU64(parent)) || end(table, row) > end(table, parent);
 }
 
-/** Depth of every span and cycle membership, like `buildSpanTree` (iterative, memoised). */
+/** Depth of every span and cycle membership (iterative, memoised: deep chains cost no stack). */
 function walkDepths(table: SpanTable): { walk: Uint8Array; depth: Int32Array; maxDepth: number } {
   const rows = table.size;
   const walk = new Uint8Array(rows);
@@ -259,9 +256,12 @@ function unionLengthOf(table: SpanTable, children: Int32Array, from: number, to:
   return unionLengthBig(table, children, from, to);
 }
 
-/** The exact bigint path, for spans with values past 2^53 (rare): the document's own union. */
+/** The exact bigint path, for spans with values past 2^53 (rare); ends saturate at 2^64 − 1. */
 function unionLengthBig(table: SpanTable, children: Int32Array, from: number, to: number): bigint {
-  const records: SpanRecord[] = [];
-  for (let index = from; index < to; index++) records.push(table.record(children[index] as number));
-  return unionLength(records);
+  const intervals: [bigint, bigint][] = [];
+  for (let index = from; index < to; index++) {
+    const row = children[index] as number;
+    intervals.push([BigInt(table.startU64(row)), end(table, row)]);
+  }
+  return intervalsUnionLength(intervals);
 }

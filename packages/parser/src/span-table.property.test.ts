@@ -1,18 +1,23 @@
-// The compact span table against the document's span records: on random span sets (missing and
-// late parents, cycles, open spans, overlapping children, values past 2^53, non-ASCII ids) the
-// streaming summary's health and summary figures, and every streamed span cost, equal the
-// whole-document ones.
+// The compact span table on random span sets (missing and late parents, cycles, open spans,
+// overlapping children, values past 2^53, non-ASCII ids). A document's health, summary, costs and
+// rankings fold its events, in re-serialisation order, through the same table: the property holds
+// them independent of that order (file order against document order), and checks the counts, the
+// measured total and every span's own op figures against what the generated spans and ops say.
+import { compareCodePoints } from "@cg/schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BitSet, IdTable } from "./id-table.js";
 import {
   analyzeHealth,
+  type HealthCoverage,
   parseTraceText,
   queryTrace,
+  type SpanCost,
   SpanCostCollector,
   spanCosts,
   summarize,
   summarizeStream,
+  type TraceSummary,
 } from "./index.js";
 
 const META =
@@ -89,6 +94,41 @@ function traceText(specs: readonly SpanSpec[], ops: readonly OpSpec[] = []): str
   );
 }
 
+/** Counts, the measured total and each span's own ops, made here from the generated spans and ops. */
+function expectFiguresOfSpecs(
+  specs: readonly SpanSpec[],
+  ops: readonly OpSpec[],
+  coverage: HealthCoverage,
+  summary: Omit<TraceSummary, "self_times">,
+  costs: SpanCost[],
+): void {
+  const first = new Map<string, SpanSpec>();
+  for (const spec of specs) if (!first.has(spec.id)) first.set(spec.id, spec);
+  const spans = [...first.values()];
+  // `traceText` writes an "inside" op only after its span's start.
+  const written = ops.filter((op) => op.at !== "inside" || first.has(op.span));
+  let measuredTotal = 0n;
+  for (const span of spans) if (span.measured) measuredTotal += BigInt(span.duration ?? 0);
+  expect(coverage).toMatchObject({
+    spans: spans.length,
+    root_spans: spans.filter((span) => span.parent === undefined).length,
+    measured_spans: spans.filter((span) => span.measured).length,
+    closed_spans: spans.filter((span) => span.duration !== undefined).length,
+    operations: written.length,
+  });
+  expect(BigInt(summary.total_ns)).toBe(measuredTotal);
+  expect(summary.op_count).toBe(written.length);
+  expect(costs.map((cost) => cost.id)).toEqual([...first.keys()].sort(compareCodePoints));
+  for (const cost of costs) {
+    const own = written.filter((op) => op.span === cost.id);
+    let ns = 0n;
+    for (const op of own) ns += BigInt(op.duration);
+    expect(cost.op_count).toBe(own.length);
+    expect(BigInt(cost.op_ns)).toBe(ns);
+    expect(BigInt(cost.self_ns) <= BigInt(cost.total_ns)).toBe(true);
+  }
+}
+
 describe("span table", () => {
   it("gives the document's span health and summary figures", async () => {
     await fc.assert(
@@ -122,6 +162,13 @@ describe("span table", () => {
           expect(streamed.health).toEqual(analyzeHealth(document, { compat }));
           const { self_times: _selfTimes, ...figures } = summarize(document);
           expect(streamed.summary).toEqual(figures);
+          expectFiguresOfSpecs(
+            specs,
+            ops,
+            streamed.health.coverage,
+            figures,
+            spanCosts(document, { compat }),
+          );
         },
       ),
       {

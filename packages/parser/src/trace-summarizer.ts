@@ -25,12 +25,12 @@ import { IdTable } from "./id-table.js";
 import { type OpCost, opCost } from "./op-cost.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
-import type { SpanCost } from "./span-costs.js";
+import type { SpanCost } from "./span-cost.js";
 import { SpanTable } from "./span-table.js";
 import { rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
 import { spanTableIssues } from "./span-table-health.js";
-import type { TraceSummary } from "./summarize.js";
 import { TraceParseError } from "./trace-parse-error.js";
+import type { TraceSummary } from "./trace-summary.js";
 
 export interface TraceSummarizerOptions extends HealthOptions {
   /**

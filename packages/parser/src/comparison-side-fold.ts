@@ -1,0 +1,121 @@
+// The figures of one comparison side folded from its events, for a stream and a document alike:
+// per-path span totals, gradient facts and the attribution inputs. The spans are those of the
+// summarizer's own table (handed over with `spans.use` before the first event).
+import type { OpEvent, TraceEvent } from "@cg/schema";
+import {
+  type AttributedOp,
+  type AttributionSide,
+  AttributionSideBuilder,
+  SpanKeyCache,
+} from "./compare-attribution-side.js";
+import {
+  addGradient,
+  type ComparisonSide,
+  type GradientSide,
+  spanPathKey,
+  unknownSpanKey,
+} from "./comparison-side.js";
+import type { HealthOptions } from "./health-issue.js";
+import { SpanPaths } from "./span-paths.js";
+import type { SpanTable } from "./span-table.js";
+import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
+import { spanTableIssues } from "./span-table-health.js";
+import type { StreamSummary } from "./trace-summarizer.js";
+
+/** A comparison side but its operators, with the attribution inputs always there. */
+export type ComparisonSideFigures = Omit<ComparisonSide, "operators" | "attribution"> & {
+  attribution: AttributionSide;
+};
+
+export class ComparisonSideFold {
+  readonly spans = new SpanPaths();
+  readonly #gradients = new Map<string, GradientSide>();
+  // Own op time per span row; ops of spans not started yet wait by span id.
+  readonly #opTotals = new SpanOpTotals();
+  readonly #earlyOps = new Map<string, bigint>();
+  readonly #attribution = new AttributionSideBuilder();
+  readonly #keys = new SpanKeyCache();
+  // Ops whose span path is not final yet (an op before its span, a parent that starts late).
+  readonly #pendingOps: { spanId: string; op: AttributedOp }[] = [];
+
+  add(event: TraceEvent): void {
+    if (event.kind === "op") {
+      const table = this.spans.table;
+      const row = table.ids.get(event.span_id);
+      const started = row >= 0 && row < table.size;
+      if (started) this.#opTotals.add(row, event.duration_ns, 0);
+      else {
+        const early = this.#earlyOps.get(event.span_id) ?? 0n;
+        this.#earlyOps.set(event.span_id, early + BigInt(event.duration_ns));
+      }
+      if (started && this.spans.pathOf(event.span_id) !== undefined) {
+        this.#attribution.addOp(this.#keyOf(table, row), event);
+      } else {
+        this.#pendingOps.push({ spanId: event.span_id, op: attributedOp(event) });
+      }
+    } else if (event.kind === "gradient") {
+      addGradient(this.#gradients, event);
+    }
+  }
+
+  /** The side from the summary of the same events (its operators are the caller's). */
+  finish(stream: StreamSummary, options: HealthOptions): ComparisonSideFigures {
+    this.spans.complete();
+    const table = this.spans.table;
+    for (const [spanId, ns] of this.#earlyOps) {
+      const row = table.ids.get(spanId);
+      if (row >= 0) this.#opTotals.add(row, ns <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ns) : ns, 0);
+    }
+    this.#earlyOps.clear();
+
+    const healthOptions = options.compat === undefined ? {} : { compat: options.compat };
+    const structure = spanTableIssues(table, healthOptions, []);
+    const { total, selfTime } = spanTableTotals(table, structure, this.#opTotals, healthOptions);
+    const inside = measuredSubtree(table, structure.offsets, structure.children);
+    const spanTotals = new Map<string, bigint>();
+    for (let row = 0; row < table.size; row++) {
+      if (inside[row] === 0) continue;
+      const key = this.#keyOf(table, row);
+      spanTotals.set(key, (spanTotals.get(key) ?? 0n) + total(row));
+      this.#attribution.addSpan(key, selfTime(row));
+    }
+    for (const { spanId, op } of this.#pendingOps) {
+      const row = table.ids.get(spanId);
+      if (row >= 0 && row < table.size) this.#attribution.addOp(this.#keyOf(table, row), op);
+    }
+    this.#pendingOps.length = 0;
+    const keyOfSpan = (spanId: string): string => {
+      const row = table.ids.get(spanId);
+      return row >= 0 && row < table.size ? this.#keyOf(table, row) : unknownSpanKey(spanId);
+    };
+    const allKeys = new Set<string>();
+    for (let row = 0; row < table.size; row++) allKeys.add(this.#keyOf(table, row));
+    return {
+      run: stream.run,
+      trusted: stream.health.trusted,
+      total_ns: stream.summary.total_ns,
+      peak_bytes: stream.memory.peak_bytes,
+      span_totals: spanTotals,
+      gradients: this.#gradients,
+      attribution: this.#attribution.finish(stream.summary.total_ns, stream.memory, keyOfSpan, allKeys),
+    };
+  }
+
+  /** A table row's span path key (made once per row). */
+  #keyOf(table: SpanTable, row: number): string {
+    return this.#keys.of(row, (at) =>
+      spanPathKey({ path: spanPath(table, at), kind: table.kind(at), step: table.step(at) }),
+    );
+  }
+}
+
+/** The fields of an op that attribution keeps while its span path is not final. */
+function attributedOp(op: OpEvent): AttributedOp {
+  return {
+    op_name: op.op_name,
+    shape: op.shape,
+    dtype: op.dtype,
+    device: op.device,
+    duration_ns: op.duration_ns,
+  };
+}
