@@ -2,7 +2,7 @@
 // @cg/sql (loaded on first use, so the other commands never load DuckDB), or one exported dataset
 // folder; either way locked down for the user's SQL unless asked otherwise.
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { IngestProgress, IngestReport, TableName, TraceDatabase } from "@cg/sql";
 import { CgError } from "@cg/trace";
 import type { CliContext } from "./cli-context.js";
