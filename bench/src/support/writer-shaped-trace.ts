@@ -12,11 +12,14 @@ import { openLineFile } from "./line-file.js";
  * Writes a writer-shaped trace of about `targetBytes`: a root and a measured span, then layer spans
  * (forward/backward/optimizer) with ops, their output tensors, alloc/free pairs (some kept alive
  * for a while), gradient facts and a device-memory checkpoint per layer. Returns the bytes written.
+ * `matmulNs` sets the matmul ops' duration (default 90 ns, as the adds): a second trace with another
+ * value is the same trace with one planted change, for comparisons.
  */
 export function generateWriterShapedTrace(
   path: string,
   targetBytes: number,
   entrypoint = "bench::train",
+  matmulNs = 90,
 ): number {
   const file = openLineFile(path);
   const emit = (line: string): void => file.emit(line);
@@ -87,7 +90,7 @@ export function generateWriterShapedTrace(
           shape: [64, 128],
           dtype: "f32",
           device: "cuda:0",
-          duration_ns: 90,
+          duration_ns: index % 2 === 0 ? matmulNs : 90,
           timestamp_ns: clock,
           storage_bytes: 32768,
           input_storage_bytes: 65536,

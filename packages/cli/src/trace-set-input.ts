@@ -2,8 +2,8 @@
 // @cg/sql (loaded on first use, so the other commands never load DuckDB), or one exported dataset
 // folder; either way locked down for the user's SQL unless asked otherwise.
 import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import type { IngestProgress, IngestReport, TraceDatabase } from "@cg/sql";
+import { join } from "node:path";
+import type { IngestProgress, IngestReport, TableName, TraceDatabase } from "@cg/sql";
 import { CgError } from "@cg/trace";
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
@@ -59,6 +59,11 @@ export interface OpenInputsOptions {
   followSymlinks: boolean;
   /** Leave DuckDB's external access on and its configuration open. */
   allowExternalAccess: boolean;
+  /**
+   * The tables a dataset folder's files are read for (default all; the others are empty): for a
+   * command that knows its queries. Traces are read whole either way.
+   */
+  tables?: readonly TableName[];
 }
 
 /** Opens the inputs: one dataset folder, or trace files and folders read into DuckDB. */
@@ -76,8 +81,9 @@ export async function openInputs(
     (isDatasetFolder(first) || (await sql.isDatasetFolder(first)))
   ) {
     // Sandboxed unless asked: the views read the dataset's files and nothing else.
+    const tables = options.tables === undefined ? {} : { tables: options.tables };
     return sql
-      .openDataset(first, { allowExternalAccess: options.allowExternalAccess })
+      .openDataset(first, { allowExternalAccess: options.allowExternalAccess, ...tables })
       .catch((error: unknown) => {
         if (CgError.isInstance(error)) throw error;
         // DuckDB's own failures (a view over files that are not there) are about this folder.

@@ -4,25 +4,29 @@
 // nothing there is matched against 0: an op new to a span, an allocation not live at the other
 // peak. Sums stay exact (bigints).
 
-/** A part of one side: its key per round and its value. */
+/**
+ * A part of one side: its key per round and its value. Keys, anchors and the label are made when
+ * asked, not held: a side has a part per span and per (span, op signature), and those strings held
+ * for every part of both sides were most of a large comparison's memory.
+ */
 export interface SidePart {
-  /** One key per round; `undefined` skips the part in that round. */
-  keys: readonly (string | undefined)[];
-  /** The part's span per round, as the other side's span sets hold it (`undefined`: no span round). */
-  anchors: readonly (string | undefined)[];
-  label: string;
-  value: bigint;
+  /** The part's key in `round`; `undefined` skips the part in that round. */
+  key(round: number): string | undefined;
+  /** The part's span in `round`, as the other side's span sets hold it (`undefined`: no span round). */
+  anchor(round: number): string | undefined;
+  readonly label: string;
+  readonly value: bigint;
   /** Calls or allocations. */
-  count: number;
+  readonly count: number;
 }
 
 /** Parts matched in one round, summed per key. */
 export interface MatchedPart {
   round: number;
   key: string;
-  /** Labels of the parts on each side (the first part's, when several share the key). */
-  baselineLabel: string;
-  candidateLabel: string;
+  /** The first part on each side (its label names the match), absent on a side matched against 0. */
+  baselineFirst: SidePart | undefined;
+  candidateFirst: SidePart | undefined;
   baseline: bigint;
   candidate: bigint;
   baselineCount: number;
@@ -39,7 +43,7 @@ export interface MatchResult {
 function groupBy(parts: readonly SidePart[], round: number): Map<string, SidePart[]> {
   const groups = new Map<string, SidePart[]>();
   for (const part of parts) {
-    const key = part.keys[round];
+    const key = part.key(round);
     if (key === undefined) continue;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [part]);
@@ -49,7 +53,9 @@ function groupBy(parts: readonly SidePart[], round: number): Map<string, SidePar
 }
 
 const sum = (parts: readonly SidePart[], field: "value" | "count"): bigint =>
-  parts.reduce((total, part) => total + BigInt(part[field]), 0n);
+  parts.length === 1
+    ? BigInt((parts[0] as SidePart)[field])
+    : parts.reduce((total, part) => total + BigInt(part[field]), 0n);
 
 /**
  * Matches `baseline` and `candidate` parts round by round (`rounds` = length of every `keys`);
@@ -75,8 +81,8 @@ export function matchParts(
       matched.push({
         round,
         key,
-        baselineLabel: (leftParts[0] as SidePart).label,
-        candidateLabel: (rightParts[0] as SidePart).label,
+        baselineFirst: leftParts[0],
+        candidateFirst: rightParts[0],
         baseline: sum(leftParts, "value"),
         candidate: sum(rightParts, "value"),
         baselineCount: Number(sum(leftParts, "count")),
@@ -94,15 +100,15 @@ export function matchParts(
       if (others === undefined) return;
       for (const [key, parts] of groups) {
         const first = parts[0] as SidePart;
-        const anchor = first.anchors[round];
+        const anchor = first.anchor(round);
         if (taken.has(first) || anchor === undefined || !others.has(anchor)) continue;
         const value = sum(parts, "value");
         const count = Number(sum(parts, "count"));
         matched.push({
           round,
           key,
-          baselineLabel: left ? first.label : "",
-          candidateLabel: left ? "" : first.label,
+          baselineFirst: left ? first : undefined,
+          candidateFirst: left ? undefined : first,
           baseline: left ? value : 0n,
           candidate: left ? 0n : value,
           baselineCount: left ? count : 0,

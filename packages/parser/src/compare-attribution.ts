@@ -4,6 +4,14 @@
 // the largest become named parts, the rest `other`, and one-sided parts `unmatched`.
 import { MEMORY_CATEGORIES, type MemoryCategory } from "@cg/schema";
 import { type MatchedPart, maskNumbers, matchParts, type SidePart } from "./compare-attribution-match.js";
+import {
+  MaskedPaths,
+  MemoryPart,
+  memoryLabel,
+  OpTimePart,
+  OWN_TIME,
+  SpanTimePart,
+} from "./compare-attribution-parts.js";
 import type { AttributionSide, MemoryPartSide, PeakSide } from "./compare-attribution-side.js";
 import type {
   AttributionMatch,
@@ -86,11 +94,12 @@ function largestOneSided(
   baselineOnly: SidePart[],
   candidateOnly: SidePart[],
 ): { side: "baseline" | "candidate"; label: string; value: bigint }[] {
+  // Labels are made only where the values tie, and for the three kept.
   return [
-    ...baselineOnly.map((part) => ({ side: "baseline" as const, label: part.label, value: part.value })),
-    ...candidateOnly.map((part) => ({ side: "candidate" as const, label: part.label, value: part.value })),
+    ...baselineOnly.map((part) => ({ side: "baseline" as const, part })),
+    ...candidateOnly.map((part) => ({ side: "candidate" as const, part })),
   ]
-    .sort((left, right) =>
+    .sort(({ part: left }, { part: right }) =>
       abs(left.value) > abs(right.value)
         ? -1
         : abs(left.value) < abs(right.value)
@@ -101,7 +110,8 @@ function largestOneSided(
               ? 1
               : 0,
     )
-    .slice(0, 3);
+    .slice(0, 3)
+    .map(({ side, part }) => ({ side, label: part.label, value: part.value }));
 }
 
 const sumValues = (parts: readonly { value: bigint }[]): bigint =>
@@ -112,32 +122,16 @@ const sumDeltas = (parts: readonly MatchedPart[]): bigint =>
 /** A side's time parts: each span's own time outside its ops, and each op signature's time in a span. */
 function timeParts(side: AttributionSide): { parts: SidePart[]; selfSum: bigint } {
   const parts: SidePart[] = [];
+  const masks = new MaskedPaths();
   const opTime = new Map<string, bigint>();
   for (const part of side.ops.values()) opTime.set(part.span, (opTime.get(part.span) ?? 0n) + part.ns);
   let selfSum = 0n;
   for (const [span, self] of side.span_self) {
     selfSum += self;
-    const masked = maskNumbers(span);
-    parts.push({
-      keys: [`span\u0000${span}`, `span\u0000${masked}`, undefined],
-      anchors: [span, masked, undefined],
-      label: `${span}${OWN_TIME}`,
-      value: self - (opTime.get(span) ?? 0n),
-      count: 0,
-    });
+    parts.push(new SpanTimePart(masks, span, self - (opTime.get(span) ?? 0n)));
   }
   for (const part of side.ops.values()) {
-    parts.push({
-      keys: [
-        `op\u0000${part.span}\u0000${part.signature}`,
-        `op\u0000${maskNumbers(part.span)}\u0000${part.signature}`,
-        `op\u0000\u0000${part.signature}`,
-      ],
-      anchors: [part.span, maskNumbers(part.span), undefined],
-      label: `${part.signature} in ${part.span}`,
-      value: part.ns,
-      count: part.calls,
-    });
+    parts.push(new OpTimePart(masks, part.span, part.signature, part.ns, part.calls));
   }
   return { parts, selfSum };
 }
@@ -226,34 +220,21 @@ function timePart(part: MatchedPart): TimeAttributionPart {
   return row;
 }
 
-const OWN_TIME = " (own time outside ops)";
-
 /** The candidate's label of a matched part, or the baseline's when the candidate has none. */
 const labelOf = (part: MatchedPart): string =>
-  part.candidateLabel !== "" ? part.candidateLabel : part.baselineLabel;
+  ((part.candidateFirst ?? part.baselineFirst) as SidePart).label;
 
 /** A side's memory parts: the peak device's live allocations by (span, category, op). */
 function memoryParts(peak: PeakSide): { parts: SidePart[]; sides: Map<SidePart, MemoryPartSide> } {
   const parts: SidePart[] = [];
   const sides = new Map<SidePart, MemoryPartSide>();
+  const masks = new MaskedPaths();
   for (const part of peak.parts.values()) {
-    const what = `${part.category}\u0000${part.op}`;
-    const side: SidePart = {
-      keys: [`${part.span}\u0000${what}`, `${maskNumbers(part.span)}\u0000${what}`, `\u0000${what}`],
-      anchors: [part.span, maskNumbers(part.span), undefined],
-      label: memoryLabel(part.span, part.category, part.op),
-      value: part.bytes,
-      count: part.allocations,
-    };
+    const side = new MemoryPart(masks, part);
     parts.push(side);
     sides.set(side, part);
   }
   return { parts, sides };
-}
-
-function memoryLabel(span: string | undefined, category: string, op: string): string {
-  const what = op === "" ? category : `${category} from ${op}`;
-  return span === undefined ? `${what} (across spans)` : `${what} in ${span}`;
 }
 
 function location(peak: PeakSide): PeakLocation {
@@ -284,7 +265,7 @@ function attributePeak(before: PeakSide, after: PeakSide, limit: number): PeakAt
   const largestOf = (matched: MatchedPart, sides: Map<SidePart, MemoryPartSide>, pool: SidePart[]) => {
     let best: MemoryPartSide | undefined;
     for (const part of pool) {
-      if (part.keys[matched.round] !== matched.key) continue;
+      if (part.key(matched.round) !== matched.key) continue;
       const side = sides.get(part) as MemoryPartSide;
       if (best === undefined || side.largest.bytes > best.largest.bytes) best = side;
     }

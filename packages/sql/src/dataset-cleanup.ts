@@ -1,10 +1,11 @@
 // Removes what an export leaves that the manifest does not name: the work folders (`_cg_work-*`),
 // temporary manifests, data files of a generation that never committed or whose runs were
-// replaced, and partition folders left empty. Only names of this layout's own shapes are touched:
+// replaced (in partition folders, and the table-level files at the top of a table's folder: the
+// runs table's one file of every run), and partition folders left empty. Only names of this layout's own shapes are touched:
 // anything else in the folder (a user's stray `ops/run_id=%zz`) is left as it is, and never read.
 import { readdir, rm, rmdir } from "node:fs/promises";
 import { join } from "node:path";
-import { DATA_FILE, type DatasetManifest, MANIFEST_FILE } from "./dataset-manifest.js";
+import { DATA_FILE, type DatasetManifest, MANIFEST_FILE, tableFiles } from "./dataset-manifest.js";
 import { isPartitionFolder, type PartitionColumn } from "./partition-folder.js";
 import { TABLES } from "./tables.js";
 
@@ -20,15 +21,28 @@ async function entries(dir: string) {
   });
 }
 
-/** Relative paths (`<table>/<path>/<file>`) of every file a cg-dataset/2 manifest names. */
+/** Relative paths (`<table>/<file>`, `<table>/<path>/<file>`) of every file a cg-dataset/2 manifest names. */
 export function namedFiles(manifest: DatasetManifest | undefined): Set<string> {
   const named = new Set<string>();
-  for (const partition of manifest?.partitions ?? []) {
-    for (const [table, files] of Object.entries(partition.files)) {
-      for (const file of files ?? []) named.add(`${table}/${partition.path}/${file}`);
-    }
+  for (const table of TABLES) {
+    for (const file of tableFiles(manifest, table.name)) named.add(file.path);
   }
   return named;
+}
+
+/** Removes the data files at the top of a table's folder that `named` does not hold. */
+async function cleanTableLevel(
+  dir: string,
+  table: string,
+  named: ReadonlySet<string>,
+  beforeRemoval: BeforeRemoval,
+): Promise<void> {
+  for (const entry of await entries(dir)) {
+    if (!entry.isFile() || !DATA_FILE.test(entry.name) || named.has(`${table}/${entry.name}`)) continue;
+    const path = join(dir, entry.name);
+    await beforeRemoval(path);
+    await rm(path, { force: true });
+  }
 }
 
 /**
@@ -87,6 +101,7 @@ export async function cleanDataset(
   const columns: PartitionColumn[] =
     manifest?.partition_by.length === 2 ? ["correlation_id", "run_id"] : ["run_id"];
   for (const table of TABLES) {
+    await cleanTableLevel(join(root, table.name), table.name, named, beforeRemoval);
     // Both shapes, when there is no manifest yet: an unfinished first export of either partitioning.
     const shapes: PartitionColumn[][] =
       manifest === undefined ? [["run_id"], ["correlation_id", "run_id"]] : [columns];

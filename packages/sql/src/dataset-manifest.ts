@@ -1,6 +1,7 @@
 // `_cg_dataset.json`: the record at a dataset's root of the layout version, the partitioning and
 // every table's columns, and (layout cg-dataset/2) the one list of the files that make up the
-// dataset. Readers check the version before they trust the layout; a cg-dataset/2 reader reads the
+// dataset: each run's files in its partition folders, and table-level files at a table folder's top
+// (the runs table, one row per run, is one file of every run, so that the fleet's index is one read). Readers check the version before they trust the layout; a cg-dataset/2 reader reads the
 // files the manifest names and nothing else, so files an unfinished export left are never read.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -39,7 +40,16 @@ export interface DatasetManifest {
   generation?: string;
   /** cg-dataset/2: every partition and its files; absent in cg-dataset/1 (read by listing). */
   partitions?: DatasetPartition[];
+  /**
+   * cg-dataset/2: file names in `<table>/`, per table whose rows of every run are in one file (the
+   * runs table, since this version). A manifest written before it has none: its runs are in the
+   * partitions. A table's rows are those of its partition files and its table-level files together.
+   */
+  table_files?: Partial<Record<TableName, string[]>>;
 }
+
+/** The table whose rows, one per run, are written as one file of the whole dataset by each export. */
+export const INDEX_TABLE: TableName = "runs";
 
 /** A data file's name: the generation that wrote it, then DuckDB's file counter. */
 export const DATA_FILE = /^g[0-9]{6,}-[0-9a-f]{8}-[0-9]+\.parquet$/;
@@ -63,6 +73,7 @@ export function manifestFor(
   partitionBy: PartitionBy,
   generation: string,
   partitions: DatasetPartition[],
+  tableFiles: Partial<Record<TableName, string[]>>,
 ): DatasetManifest {
   const columns = partitionColumns(partitionBy);
   return {
@@ -71,6 +82,7 @@ export function manifestFor(
     tables: TABLES.map((table) => ({ name: table.name, columns: fileColumns(table.name, columns) })),
     generation,
     partitions,
+    table_files: tableFiles,
   };
 }
 
@@ -103,13 +115,22 @@ function checkPartitions(path: string, manifest: DatasetManifest): void {
     ) {
       throw layoutError(path, `${where}.path ${JSON.stringify(partition.path)} is not a partition folder`);
     }
-    for (const [table, files] of Object.entries(partition.files ?? {})) {
-      if (!TABLES.some((candidate) => candidate.name === table)) {
-        throw layoutError(path, `${where}.files names an unknown table ${JSON.stringify(table)}`);
-      }
-      if (!isStringArray(files) || !files.every((file) => DATA_FILE.test(file))) {
-        throw layoutError(path, `${where}.files.${table} holds a name that is not a data file`);
-      }
+    checkFiles(path, `${where}.files`, partition.files ?? {});
+  }
+  if (manifest.table_files !== undefined) checkFiles(path, "table_files", manifest.table_files);
+}
+
+/** Checks a table-to-file-names record: known tables, and names of data files only (no folders). */
+function checkFiles(path: string, where: string, files: unknown): void {
+  if (files === null || typeof files !== "object" || Array.isArray(files)) {
+    throw layoutError(path, `${where} is not an object`);
+  }
+  for (const [table, names] of Object.entries(files)) {
+    if (!TABLES.some((candidate) => candidate.name === table)) {
+      throw layoutError(path, `${where} names an unknown table ${JSON.stringify(table)}`);
+    }
+    if (!isStringArray(names) || !names.every((file) => DATA_FILE.test(file))) {
+      throw layoutError(path, `${where}.${table} holds a name that is not a data file`);
     }
   }
 }
@@ -153,4 +174,25 @@ export async function writeManifest(dir: string, manifest: DatasetManifest): Pro
     `${JSON.stringify(manifest, null, 2)}\n`,
     `tmp-${manifest.generation ?? "v1"}`,
   );
+}
+
+/** One file of a table named by a cg-dataset/2 manifest, relative to the dataset's root. */
+export interface NamedTableFile {
+  /** `<table>/<name>` (table-level) or `<table>/<partition path>/<name>`. */
+  path: string;
+  /** The run of a partition file; absent for a table-level file. */
+  run_id?: string;
+}
+
+/** Every file of `table` that `manifest` names: its table-level files, then its partition files. */
+export function tableFiles(manifest: DatasetManifest | undefined, table: TableName): NamedTableFile[] {
+  const files: NamedTableFile[] = (manifest?.table_files?.[table] ?? []).map((name) => ({
+    path: `${table}/${name}`,
+  }));
+  for (const partition of manifest?.partitions ?? []) {
+    for (const name of partition.files[table] ?? []) {
+      files.push({ path: `${table}/${partition.path}/${name}`, run_id: partition.run_id });
+    }
+  }
+  return files;
 }

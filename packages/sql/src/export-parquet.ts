@@ -1,7 +1,9 @@
 // Traces to a Parquet dataset (layout cg-dataset/2), as a transaction. The traces are read into a
 // DuckDB database file in a work folder inside the dataset (the ingest's bounded path: a 32 MB
-// memory limit, rows on disk), written from there as Parquet into the work folder, flushed, moved
-// into the dataset's partition folders under names no manifest holds yet, and the folders flushed.
+// memory limit, rows on disk), written from there as Parquet into the work folder (one file per run
+// and table, and the runs table as one file of every run), flushed, moved into the dataset's
+// partition folders (the runs file to the top of its table's folder) under names no manifest holds
+// yet, and the folders flushed.
 // Only then does one atomic step, the rename of a new `_cg_dataset.json` naming every file of the
 // dataset, make them visible; the files of replaced runs are removed after it. Until that rename
 // readers see the old dataset exactly; after it, the new one. What a killed or failed export left
@@ -14,6 +16,7 @@ import { cleanDataset, WORK_PREFIX } from "./dataset-cleanup.js";
 import {
   type DatasetManifest,
   type DatasetPartition,
+  INDEX_TABLE,
   manifestFor,
   type PartitionBy,
   partitionColumns,
@@ -24,6 +27,7 @@ import { syncPath } from "./durable-fs.js";
 import { expandInputs } from "./expand-inputs.js";
 import { takeExportLock } from "./export-lock.js";
 import { type BeforeStep, describeStep, type ExportStep } from "./export-steps.js";
+import { writeIndexTableFile } from "./index-table-file.js";
 import type { IngestProgress } from "./ingest-progress.js";
 import { FOLDER_KEY, partitionFolderValue } from "./partition-folder.js";
 import { SqlError } from "./sql-error.js";
@@ -84,6 +88,11 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+function withoutIndexTable(files: DatasetPartition["files"]): DatasetPartition["files"] {
+  const { [INDEX_TABLE]: _index, ...rest } = files;
+  return rest;
 }
 
 /** The partition of each run read, with its exact values and its folder path. */
@@ -188,6 +197,7 @@ export async function exportParquet(
   const createdRoot = !(await exists(root));
   const generation = nextGeneration(existing);
   const work = join(root, `${WORK_PREFIX}${generation}`);
+  const indexFile = `${generation}-0.parquet`;
   let step: ExportStep | undefined;
   const announce = async (next: ExportStep) => {
     step = next;
@@ -265,7 +275,15 @@ export async function exportParquet(
       await connection.run(`SET memory_limit = '${COPY_MEMORY_LIMIT}'`);
       for (const table of TABLES) {
         const dir = join(workAlias.out, "out", table.name);
-        rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
+        if (table.name === INDEX_TABLE) {
+          await announce({ kind: "write-table", table: table.name });
+          await mkdir(dir, { recursive: true });
+          await writeIndexTableFile(connection, root, existing, join(dir, indexFile), ROW_GROUP_ROWS);
+          // One row per run read now (the file holds the kept runs' rows too).
+          rows[table.name] = partitions.size;
+        } else {
+          rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
+        }
       }
     } finally {
       // The work database is thrown away: no checkpoint of it on closing.
@@ -276,6 +294,11 @@ export async function exportParquet(
     }
     // Flush each file and move it into its partition folder, under a name no manifest holds yet.
     const folders = new Set<string>();
+    await announce({ kind: "move-table", table: INDEX_TABLE });
+    await mkdir(join(root, INDEX_TABLE), { recursive: true });
+    await syncPath(join(work, "out", INDEX_TABLE, indexFile));
+    await rename(join(work, "out", INDEX_TABLE, indexFile), join(root, INDEX_TABLE, indexFile));
+    folders.add(join(root, INDEX_TABLE));
     for (const table of TABLES) {
       for (const partition of partitions.values()) {
         const names = partition.files[table.name] ?? [];
@@ -296,7 +319,10 @@ export async function exportParquet(
     for (const folder of [...folders].sort((left, right) => right.length - left.length))
       await syncPath(folder);
     await syncPath(root);
-    const kept = (existing?.partitions ?? []).filter((old) => !partitions.has(old.run_id));
+    // The kept runs' index rows are in the new index file now: their old files of it are not named.
+    const kept = (existing?.partitions ?? [])
+      .filter((old) => !partitions.has(old.run_id))
+      .map((old) => ({ ...old, files: withoutIndexTable(old.files) }));
     replaced = (existing?.partitions ?? [])
       .filter((old) => partitions.has(old.run_id))
       .map((old) => old.run_id)
@@ -304,7 +330,7 @@ export async function exportParquet(
     const all = [...kept, ...partitions.values()].sort((left, right) =>
       left.path < right.path ? -1 : left.path > right.path ? 1 : 0,
     );
-    const manifest = manifestFor(partitionBy, generation, all);
+    const manifest = manifestFor(partitionBy, generation, all, { [INDEX_TABLE]: [indexFile] });
     await announce({ kind: "commit" });
     await writeManifest(root, manifest);
     committed = manifest;

@@ -10,6 +10,10 @@ export type ExportStep =
   | { kind: "write"; table: TableName; partition: string }
   /** Flushing one partition's files of one table and moving them into the dataset (not yet named). */
   | { kind: "move"; table: TableName; partition: string }
+  /** Writing a table's one file of every run (kept and new) into the work folder. */
+  | { kind: "write-table"; table: TableName }
+  /** Flushing that file and moving it to the top of the table's folder (not yet named). */
+  | { kind: "move-table"; table: TableName }
   /** Flushing the folders that gained files. */
   | { kind: "sync-folders" }
   /** Writing the new manifest: the one atomic step that makes the new data visible. */
@@ -27,6 +31,10 @@ export function describeStep(step: ExportStep): string {
       return `writing table ${step.table} partition ${step.partition}`;
     case "move":
       return `moving table ${step.table} partition ${step.partition}`;
+    case "write-table":
+      return `writing table ${step.table} (every run)`;
+    case "move-table":
+      return `moving table ${step.table} (every run)`;
     case "sync-folders":
       return "flushing the folders";
     case "commit":

@@ -38,6 +38,9 @@ export function treeOf(root: string): string[] {
 export function namedFiles(root: string): string[] {
   const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
   const files: string[] = [];
+  for (const [table, names] of Object.entries(manifest.table_files ?? {})) {
+    for (const name of names ?? []) files.push(join(table, name));
+  }
   for (const partition of manifest.partitions ?? []) {
     for (const [table, names] of Object.entries(partition.files)) {
       for (const name of names ?? []) files.push(join(table, partition.path, name));

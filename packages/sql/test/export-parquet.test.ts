@@ -30,7 +30,7 @@ const traces = [...readableFixtures, writerTrace];
 interface DataFile {
   file: string;
   table: string;
-  /** Exact partition values, from the manifest. */
+  /** Exact partition values, from the manifest; none for a table-level file (every run). */
   values: Record<string, string>;
 }
 
@@ -38,6 +38,9 @@ interface DataFile {
 function manifestFiles(root: string): DataFile[] {
   const manifest = JSON.parse(readFileSync(join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
   const found: DataFile[] = [];
+  for (const [table, names] of Object.entries(manifest.table_files ?? {})) {
+    for (const name of names ?? []) found.push({ file: join(root, table, name), table, values: {} });
+  }
   for (const partition of manifest.partitions ?? []) {
     const values: Record<string, string> = { run_id: partition.run_id };
     if (partition.correlation_id !== undefined) values.correlation_id = partition.correlation_id;
@@ -126,16 +129,16 @@ afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function expectedFileRows(table: string, runId: string, columns: string[]) {
+/** The rows of one file: of one run, or of every run (`undefined`: a table-level file). */
+async function expectedFileRows(table: string, runId: string | undefined, columns: string[]) {
   const list = columns.map((column) => `"${column}"`).join(", ");
   // The correlation id of a run is in every table's files when the dataset is partitioned by it.
   const source =
     table !== "runs" && columns.includes("correlation_id")
       ? `(SELECT t.*, r.correlation_id FROM "${table}" t JOIN runs r USING (run_id))`
       : `"${table}"`;
-  const result = await reference.query(
-    `SELECT ${list} FROM ${source} WHERE run_id = '${runId.replaceAll("'", "''")}'`,
-  );
+  const where = runId === undefined ? "" : ` WHERE run_id = '${runId.replaceAll("'", "''")}'`;
+  const result = await reference.query(`SELECT ${list} FROM ${source}${where}`);
   return result.rows.map((row) => row.map(plain));
 }
 
@@ -161,21 +164,27 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
     const keys = partitionBy === "run_id" ? ["run_id"] : ["correlation_id", "run_id"];
     for (const { file, table, values } of files) {
       expect(TABLES.map((candidate) => candidate.name)).toContain(table);
+      if (values.run_id === undefined) continue;
       // Folder names: a safe encoding of the exact values, in the manifest's order.
       const folders = relative(join(outDir, table), file).split(sep).slice(0, -1);
       expect(folders).toEqual(
         keys.map((key) => partitionFolder(key as PartitionColumn, values[key] as string)),
       );
     }
-    // The manifest names every file there is, and one runs file per run.
+    // The manifest names every file there is; the runs table is one file of every run, at the
+    // top of its folder, and every other file is a run's.
     expect(parquetBelow(outDir)).toEqual(files.map((entry) => entry.file));
-    expect(files.filter((entry) => entry.table === "runs")).toHaveLength(reference.report.runs.length);
+    expect(manifest.table_files).toEqual({ runs: [`${manifest.generation}-0.parquet`] });
+    expect(files.filter((entry) => entry.table === "runs").map((entry) => entry.file)).toEqual([
+      join(outDir, "runs", `${manifest.generation}-0.parquet`),
+    ]);
+    expect(files.filter((entry) => entry.table !== "runs").every((entry) => entry.values.run_id)).toBe(true);
   });
 
   test("every file read by hyparquet and by parquet-wasm equals the tables", async () => {
     expect(files.length).toBeGreaterThan(reference.report.runs.length);
     for (const { file, table, values } of files) {
-      const runId = values.run_id as string;
+      const runId = values.run_id;
       const hyparquet = await readWithHyparquet(file);
       const arrowRs = readWithArrowRs(file);
       const tableColumns = TABLES.find((candidate) => candidate.name === table)?.columns ?? [];
@@ -193,7 +202,7 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
   test("a saturated u64, a non-ASCII tag and an absent optional field survive both readers", async () => {
     const runDir = files.filter((entry) => entry.values.run_id === "writer-run-1");
     const ops = runDir.find((entry) => entry.table === "ops")?.file as string;
-    const runs = runDir.find((entry) => entry.table === "runs")?.file as string;
+    const runs = files.find((entry) => entry.table === "runs")?.file as string;
     for (const read of [readWithHyparquet, readWithArrowRs]) {
       const opRows = await read(ops);
       const name = opRows.columns.indexOf("op_name");
@@ -202,9 +211,12 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
       expect(huge[opRows.columns.indexOf("storage_bytes")]).toBe(SATURATED);
       expect(huge[opRows.columns.indexOf("output")]).toBeNull();
       const runRows = await read(runs);
-      const tags = runRows.rows[0]?.[runRows.columns.indexOf("tags")] as { key: string; value: string }[];
+      const writerRun = runRows.rows.find(
+        (row) => row[runRows.columns.indexOf("run_id")] === "writer-run-1",
+      ) as unknown[];
+      const tags = writerRun[runRows.columns.indexOf("tags")] as { key: string; value: string }[];
       expect(tags.find((entry) => entry.key === "model")?.value).toBe(NON_ASCII_TAG);
-      expect(runRows.rows[0]?.[runRows.columns.indexOf("candle_version")]).toBeNull();
+      expect(writerRun[runRows.columns.indexOf("candle_version")]).toBeNull();
     }
   });
 

@@ -64,13 +64,26 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
   test("the steps cover every table, every partition, the manifest and the removals", () => {
     expect(oldSnapshot).not.toEqual(newSnapshot);
     const kinds = steps.map((step) => step.kind);
-    // One file per run and table with rows: run-a and run-c each have runs, spans, ops, tensors, memory.
-    expect(kinds.filter((kind) => kind === "write").length).toBeGreaterThanOrEqual(10);
-    // run-a and run-c each have rows in at least runs, spans, ops, tensors and memory.
-    expect(kinds.filter((kind) => kind === "move").length).toBeGreaterThanOrEqual(10);
+    // One file per run and table with rows: run-a and run-c each have spans, ops, tensors, memory.
+    expect(kinds.filter((kind) => kind === "write").length).toBeGreaterThanOrEqual(8);
+    expect(kinds.filter((kind) => kind === "move").length).toBeGreaterThanOrEqual(8);
+    // The runs table: one file of every run, written and moved once.
+    expect(steps.filter((step) => step.kind === "write-table")).toEqual([
+      { kind: "write-table", table: "runs" },
+    ]);
+    expect(steps.filter((step) => step.kind === "move-table")).toEqual([
+      { kind: "move-table", table: "runs" },
+    ]);
+    expect(steps.some((step) => step.kind === "write" && step.table === "runs")).toBe(false);
+    expect(kinds.indexOf("move-table")).toBeGreaterThan(kinds.lastIndexOf("write"));
     expect(kinds.indexOf("commit")).toBeGreaterThan(kinds.lastIndexOf("move"));
-    // After the commit: the replaced run-a's old files and folders, and the work folder.
+    // After the commit: the replaced run-a's old files and folders, the old runs file, and the
+    // work folder.
     expect(kinds.slice(kinds.indexOf("commit") + 1).every((kind) => kind === "cleanup")).toBe(true);
+    const removed = steps.flatMap((step) => (step.kind === "cleanup" ? [step.path] : []));
+    expect(removed.filter((path) => /[/\\]runs[/\\]g[0-9]+-[0-9a-f]+-0\.parquet$/.test(path))).toHaveLength(
+      1,
+    );
     expect(kinds.filter((kind) => kind === "cleanup").length).toBeGreaterThanOrEqual(6);
   });
 

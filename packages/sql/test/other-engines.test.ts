@@ -32,8 +32,14 @@ let correlations: string[] = [];
 
 describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (partitionBy) => {
   const dir = join(workDir, partitionBy);
-  /** Polars' glob: one `*` per partition folder level. */
-  const files = (table: string) => `${dir}/${table}/${partitionBy === "run_id" ? "*" : "*/*"}/*.parquet`;
+  /**
+   * Polars' glob: the runs table is one file at the top of its folder, the others one `*` per
+   * partition folder level.
+   */
+  const files = (table: string) =>
+    table === "runs"
+      ? `${dir}/runs/*.parquet`
+      : `${dir}/${table}/${partitionBy === "run_id" ? "*" : "*/*"}/*.parquet`;
 
   beforeAll(async () => {
     await exportParquet(traces, dir, { partitionBy });

@@ -204,7 +204,7 @@ describe("a dataset", () => {
   });
 
   test("its files cannot be overwritten by a query", async () => {
-    const path = onePartitionFiles(root, "runs")[0]!;
+    const path = onePartitionFiles(root, "ops")[0]!;
     const before = readFileSync(path);
     const refused = await failure(database, `COPY (SELECT 1 AS x) TO ${literal(path)} (FORMAT parquet)`);
     expect(refused.message).toMatch(/^query refused: COPY statements are not allowed in the sandbox/);

@@ -210,6 +210,8 @@ error, too few runs, runs that are not comparable, or no traces.`,
         glob: booleanOption(args, "glob"),
         followSymlinks: booleanOption(args, "follow-symlinks"),
         allowExternalAccess: false,
+        // The verdict reads the runs and their ops, nothing else of a dataset.
+        tables: ["runs", "ops"],
       },
       context,
     );
