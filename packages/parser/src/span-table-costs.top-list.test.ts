@@ -43,13 +43,13 @@ describe("TopList.admitsU64", () => {
         id,
         (limit, offered, probe, probeId) => {
           const list = new TopList<string>(limit);
-          offered.forEach(([offeredKey, offeredId], index) =>
-            list.offer(offeredKey, `${offeredId}#${index}`, () => "old"),
-          );
+          offered.forEach(([offeredKey, offeredId], index) => {
+            list.offer(offeredKey, `${offeredId}#${index}`, () => "old");
+          });
           const replay = new TopList<string>(limit);
-          offered.forEach(([offeredKey, offeredId], index) =>
-            replay.offer(offeredKey, `${offeredId}#${index}`, () => "old"),
-          );
+          offered.forEach(([offeredKey, offeredId], index) => {
+            replay.offer(offeredKey, `${offeredId}#${index}`, () => "old");
+          });
           replay.offer(probe, probeId, () => "probe");
           expect(list.entersU64(asU64(probe), probeId)).toBe(replay.values().includes("probe"));
         },
