@@ -65,8 +65,8 @@ export interface AttributionSide {
   total_ns: bigint;
   /** Own (self) time of the measured subtree's spans, by span path key. */
   span_self: Map<string, bigint>;
-  /** Own op time of the measured subtree's spans, by `opPartKey`. */
-  ops: Map<string, OpPartSide>;
+  /** Own op time of the measured subtree's spans: one part per (span path key, op signature). */
+  ops: OpPartSide[];
   peak: PeakSide;
 }
 
@@ -75,7 +75,6 @@ export function opSignature(op: { op_name: string; shape: readonly U64[]; dtype:
   return `${op.op_name} ${formatShape(op.shape)} ${op.dtype} ${op.device}`;
 }
 
-export const opPartKey = (span: string, signature: string): string => `${span}\u0000${signature}`;
 export const memoryPartKey = (span: string, category: string, op: string): string =>
   `${span}\u0000${category}\u0000${op}`;
 
@@ -89,11 +88,15 @@ export interface AttributedOp {
 }
 
 interface OpAccumulator {
-  span: string;
-  signature: string;
-  op_name: string;
   calls: number;
   ns: ExactSum;
+}
+
+/** A signature's ops, by span path key: no string is made per (span, signature) pair. */
+interface SignatureOps {
+  signature: string;
+  op_name: string;
+  bySpan: Map<string, OpAccumulator>;
 }
 
 /**
@@ -102,9 +105,8 @@ interface OpAccumulator {
  */
 export class AttributionSideBuilder {
   readonly #self = new Map<string, ExactSum>();
-  readonly #ops = new Map<string, OpAccumulator>();
   /** Signatures by op name, then by the rest: one string per distinct signature, not per op. */
-  readonly #signatures = new Map<string, Map<string, string>>();
+  readonly #signatures = new Map<string, Map<string, SignatureOps>>();
 
   /** A span of the measured subtree and its own time. */
   addSpan(key: string, selfNs: U64): void {
@@ -118,18 +120,17 @@ export class AttributionSideBuilder {
 
   /** An op of a span whose path key is `key`. */
   addOp(key: string, op: AttributedOp): void {
-    const signature = this.#signature(op);
-    const partKey = opPartKey(key, signature);
-    let part = this.#ops.get(partKey);
+    const bySpan = this.#signature(op).bySpan;
+    let part = bySpan.get(key);
     if (part === undefined) {
-      part = { span: key, signature, op_name: op.op_name, calls: 0, ns: new ExactSum() };
-      this.#ops.set(partKey, part);
+      part = { calls: 0, ns: new ExactSum() };
+      bySpan.set(key, part);
     }
     part.calls++;
     part.ns.add(op.duration_ns);
   }
 
-  #signature(op: AttributedOp): string {
+  #signature(op: AttributedOp): SignatureOps {
     let byRest = this.#signatures.get(op.op_name);
     if (byRest === undefined) {
       byRest = new Map();
@@ -138,7 +139,7 @@ export class AttributionSideBuilder {
     const rest = `${op.shape.join(",")}\u0000${op.dtype}\u0000${op.device}`;
     let signature = byRest.get(rest);
     if (signature === undefined) {
-      signature = opSignature(op);
+      signature = { signature: opSignature(op), op_name: op.op_name, bySpan: new Map() };
       byRest.set(rest, signature);
     }
     return signature;
@@ -157,16 +158,14 @@ export class AttributionSideBuilder {
   ): AttributionSide {
     const spanSelf = new Map<string, bigint>();
     for (const [key, sum] of this.#self) spanSelf.set(key, sum.value);
-    const ops = new Map<string, OpPartSide>();
-    for (const [partKey, part] of this.#ops) {
-      if (!spanSelf.has(part.span)) continue;
-      ops.set(partKey, {
-        span: part.span,
-        signature: part.signature,
-        op_name: part.op_name,
-        calls: part.calls,
-        ns: part.ns.value,
-      });
+    const ops: OpPartSide[] = [];
+    for (const byRest of this.#signatures.values()) {
+      for (const { signature, op_name, bySpan } of byRest.values()) {
+        for (const [span, part] of bySpan) {
+          if (!spanSelf.has(span)) continue;
+          ops.push({ span, signature, op_name, calls: part.calls, ns: part.ns.value });
+        }
+      }
     }
     const parts = new Map<string, MemoryPartSide>();
     let newest: { timestamp: bigint; span: string } | undefined;

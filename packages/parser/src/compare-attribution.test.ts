@@ -163,6 +163,11 @@ describe("attributeComparison", () => {
     if (result === undefined) throw new Error("no attribution");
     expectExactSums(result);
     expect(result.time.parts).toHaveLength(2);
+    // Five ops tie at +10 ns: the two named are the first by key text (span path, then signature).
+    expect(result.time.parts.map((part) => part.label)).toEqual([
+      "matmul [4] f32 cpu in e/model/update-000001/backward [function]/Backward",
+      "relu_grad [4] f32 cpu in e/model/update-000001/backward [function]/Backward",
+    ]);
     expect(result.time.other.parts).toBeGreaterThan(0);
     expect(BigInt(result.time.other.parts_delta_ns)).toBe(BigInt(result.time.delta_ns) - 20n);
   });

@@ -5,11 +5,11 @@
 import { MEMORY_CATEGORIES, type MemoryCategory } from "@cg/schema";
 import { type MatchedPart, maskNumbers, matchParts, type SidePart } from "./compare-attribution-match.js";
 import {
-  MaskedPaths,
+  KeySpace,
   MemoryPart,
   memoryLabel,
   OpTimePart,
-  OWN_TIME,
+  SpanNames,
   SpanTimePart,
 } from "./compare-attribution-parts.js";
 import type { AttributionSide, MemoryPartSide, PeakSide } from "./compare-attribution-side.js";
@@ -78,16 +78,30 @@ function rankOrder<T extends { label: string }>(parts: T[], delta: (part: T) => 
   });
 }
 
-/** The `limit` changed parts of largest |delta| (ties by key), and the other changed ones; unchanged parts add nothing. */
+/** The `limit` changed parts of largest |delta| (ties by key text), and the other changed ones; unchanged parts add nothing. */
 function splitNamed(matched: MatchedPart[], limit: number): { named: MatchedPart[]; rest: MatchedPart[] } {
-  const sorted = matched
-    .filter((part) => part.candidate !== part.baseline)
-    .sort((left, right) => {
-      const a = abs(left.candidate - left.baseline);
-      const b = abs(right.candidate - right.baseline);
-      return a > b ? -1 : a < b ? 1 : left.key < right.key ? -1 : left.key > right.key ? 1 : 0;
-    });
-  return { named: sorted.slice(0, limit), rest: sorted.slice(limit) };
+  const changed = matched.filter((part) => part.candidate !== part.baseline);
+  const size = (part: MatchedPart): bigint => abs(part.candidate - part.baseline);
+  changed.sort((left, right) => {
+    const a = size(left);
+    const b = size(right);
+    return a > b ? -1 : a < b ? 1 : 0;
+  });
+  // Key texts only for runs of equal deltas, and only while the run is sorted.
+  for (let from = 0; from < changed.length; ) {
+    let to = from + 1;
+    const delta = size(changed[from] as MatchedPart);
+    while (to < changed.length && size(changed[to] as MatchedPart) === delta) to++;
+    if (to - from > 1) {
+      const run = changed
+        .slice(from, to)
+        .map((part) => ({ part, text: firstOf(part).sortKey(part.round) }))
+        .sort((left, right) => (left.text < right.text ? -1 : left.text > right.text ? 1 : 0));
+      for (let at = from; at < to; at++) changed[at] = (run[at - from] as { part: MatchedPart }).part;
+    }
+    from = to;
+  }
+  return { named: changed.slice(0, limit), rest: changed.slice(limit) };
 }
 
 function largestOneSided(
@@ -120,31 +134,35 @@ const sumDeltas = (parts: readonly MatchedPart[]): bigint =>
   parts.reduce((total, part) => total + part.candidate - part.baseline, 0n);
 
 /** A side's time parts: each span's own time outside its ops, and each op signature's time in a span. */
-function timeParts(side: AttributionSide): { parts: SidePart[]; selfSum: bigint } {
+function timeParts(side: AttributionSide, spans: SpanNames): { parts: SidePart[]; selfSum: bigint } {
   const parts: SidePart[] = [];
-  const masks = new MaskedPaths();
   const opTime = new Map<string, bigint>();
-  for (const part of side.ops.values()) opTime.set(part.span, (opTime.get(part.span) ?? 0n) + part.ns);
+  for (const part of side.ops) opTime.set(part.span, (opTime.get(part.span) ?? 0n) + part.ns);
   let selfSum = 0n;
   for (const [span, self] of side.span_self) {
     selfSum += self;
-    parts.push(new SpanTimePart(masks, span, self - (opTime.get(span) ?? 0n)));
+    parts.push(new SpanTimePart(spans.space, spans.of(span), self - (opTime.get(span) ?? 0n)));
   }
-  for (const part of side.ops.values()) {
-    parts.push(new OpTimePart(masks, part.span, part.signature, part.ns, part.calls));
+  opTime.clear();
+  for (const part of side.ops) {
+    const signature = spans.space.id(part.signature);
+    parts.push(
+      new OpTimePart(spans.space, spans.of(part.span), part.signature, signature, part.ns, part.calls),
+    );
   }
   return { parts, selfSum };
 }
 
 function attributeTime(before: AttributionSide, after: AttributionSide, limit: number): TimeAttribution {
-  const left = timeParts(before);
-  const right = timeParts(after);
+  const spans = new SpanNames(new KeySpace());
+  const left = timeParts(before, spans);
+  const right = timeParts(after, spans);
   const result = matchParts(
     left.parts,
     right.parts,
     MATCHES.length,
-    spanSets(before.span_self.keys()),
-    spanSets(after.span_self.keys()),
+    spans.anchorSets(before.span_self.keys()),
+    spans.anchorSets(after.span_self.keys()),
   );
   const total = after.total_ns - before.total_ns;
   const { named, rest } = splitNamed(result.matched, limit);
@@ -196,45 +214,37 @@ function attributeTime(before: AttributionSide, after: AttributionSide, limit: n
 
 function timePart(part: MatchedPart): TimeAttributionPart {
   const match = MATCHES[part.round] as AttributionMatch;
-  const [kind, first, second] = part.key.split("\u0000") as [string, string, string | undefined];
-  const isOp = kind === "op";
+  // The candidate's part names the match (the baseline's when the candidate has none).
+  const first = firstOf(part) as SpanTimePart | OpTimePart;
   const row: TimeAttributionPart = {
     rank: 0,
-    kind: isOp ? "op" : "span",
-    label: match === "signature" ? `${second} (across spans)` : labelOf(part),
+    kind: first.kind,
+    label: match === "signature" && first.kind === "op" ? `${first.signature} (across spans)` : first.label,
     match,
     baseline_ns: signedInteger(part.baseline),
     candidate_ns: signedInteger(part.candidate),
     delta_ns: signedInteger(part.candidate - part.baseline),
     share: 0,
   };
-  if (isOp) {
-    const signature = second as string;
-    if (match !== "signature") row.span = labelOf(part).slice(signature.length + " in ".length);
-    row.op = signature;
+  if (first.kind === "op") {
+    if (match !== "signature") row.span = first.span.path;
+    row.op = first.signature;
     row.baseline_calls = part.baselineCount;
     row.candidate_calls = part.candidateCount;
   } else {
-    row.span = match === "path" ? first : labelOf(part).slice(0, -OWN_TIME.length);
+    row.span = first.span.path;
   }
   return row;
 }
 
-/** The candidate's label of a matched part, or the baseline's when the candidate has none. */
-const labelOf = (part: MatchedPart): string =>
-  ((part.candidateFirst ?? part.baselineFirst) as SidePart).label;
+/** The candidate's first part of a match, or the baseline's when the candidate has none. */
+const firstOf = (part: MatchedPart): SidePart => (part.candidateFirst ?? part.baselineFirst) as SidePart;
 
 /** A side's memory parts: the peak device's live allocations by (span, category, op). */
-function memoryParts(peak: PeakSide): { parts: SidePart[]; sides: Map<SidePart, MemoryPartSide> } {
-  const parts: SidePart[] = [];
-  const sides = new Map<SidePart, MemoryPartSide>();
-  const masks = new MaskedPaths();
-  for (const part of peak.parts.values()) {
-    const side = new MemoryPart(masks, part);
-    parts.push(side);
-    sides.set(side, part);
-  }
-  return { parts, sides };
+function memoryParts(peak: PeakSide, spans: SpanNames): MemoryPart[] {
+  const parts: MemoryPart[] = [];
+  for (const part of peak.parts.values()) parts.push(new MemoryPart(spans.space, spans.of(part.span), part));
+  return parts;
 }
 
 function location(peak: PeakSide): PeakLocation {
@@ -243,42 +253,33 @@ function location(peak: PeakSide): PeakLocation {
   return where;
 }
 
-/** A trace's spans as each round's anchors: the path keys, and the keys with numbers masked. */
-function spanSets(keys: Iterable<string>): Set<string>[] {
-  const exact = new Set(keys);
-  return [exact, new Set([...exact].map(maskNumbers))];
-}
-
 function attributePeak(before: PeakSide, after: PeakSide, limit: number): PeakAttribution {
-  const left = memoryParts(before);
-  const right = memoryParts(after);
+  const spans = new SpanNames(new KeySpace());
+  const left = memoryParts(before, spans);
+  const right = memoryParts(after, spans);
   const result = matchParts(
-    left.parts,
-    right.parts,
+    left,
+    right,
     MATCHES.length,
-    spanSets(before.spans),
-    spanSets(after.spans),
+    spans.anchorSets(before.spans),
+    spans.anchorSets(after.spans),
   );
   const total = after.bytes - before.bytes;
   const { named, rest } = splitNamed(result.matched, limit);
   // The largest allocation of each named part, from the parts it summed (candidate side first).
-  const largestOf = (matched: MatchedPart, sides: Map<SidePart, MemoryPartSide>, pool: SidePart[]) => {
+  const largestOf = (matched: MatchedPart, pool: readonly MemoryPart[]) => {
     let best: MemoryPartSide | undefined;
-    for (const part of pool) {
-      if (part.key(matched.round) !== matched.key) continue;
-      const side = sides.get(part) as MemoryPartSide;
-      if (best === undefined || side.largest.bytes > best.largest.bytes) best = side;
+    for (const { part } of pool.filter((side) => side.key(matched.round) === matched.key)) {
+      if (best === undefined || part.largest.bytes > best.largest.bytes) best = part;
     }
     return best;
   };
   const parts = rankOrder(
     named.map((matched) => {
       const match = MATCHES[matched.round] as AttributionMatch;
-      const fields = matched.key.split("\u0000");
-      const category = fields[fields.length - 2] as MemoryCategory;
-      const op = fields[fields.length - 1] as string;
-      const candidateBest = largestOf(matched, right.sides, right.parts);
-      const baselineBest = largestOf(matched, left.sides, left.parts);
+      const { category, op } = (firstOf(matched) as MemoryPart).part;
+      const candidateBest = largestOf(matched, right);
+      const baselineBest = largestOf(matched, left);
       const span = match === "signature" ? undefined : (candidateBest ?? baselineBest)?.span;
       const row: MemoryAttributionPart = {
         rank: 0,
@@ -310,7 +311,7 @@ function attributePeak(before: PeakSide, after: PeakSide, limit: number): PeakAt
 
   const unmatchedBefore = sumValues(result.baselineOnly);
   const unmatchedAfter = sumValues(result.candidateOnly);
-  const structure = after.bytes - sumValues(right.parts) - (before.bytes - sumValues(left.parts));
+  const structure = after.bytes - sumValues(right) - (before.bytes - sumValues(left));
   const restDelta = sumDeltas(rest);
   const namedDelta = sumDeltas(named);
   const otherDelta = restDelta + structure;

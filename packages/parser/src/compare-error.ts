@@ -8,7 +8,9 @@ export type ComparisonInputErrorCode =
   /** A comparison side built without attribution inputs. */
   | "no_attribution_inputs"
   /** The attribution's parts do not add up (a bug, never expected). */
-  | "attribution_sum";
+  | "attribution_sum"
+  /** More distinct span paths and signatures than the attribution's numeric keys can tell apart (about 54 million). */
+  | "attribution_size";
 
 export interface ComparisonInputErrorOptions extends CgErrorOptions {
   code: ComparisonInputErrorCode;

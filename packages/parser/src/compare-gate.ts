@@ -61,7 +61,7 @@ function figures(side: GateSide, rule: GateRule): Map<string, bigint> {
         if (spanSelected(part.span, scope.selector)) add(`span ${part.span}`, part.bytes);
     }
   } else if (rule.metric === "time") {
-    for (const part of side.attribution.ops.values())
+    for (const part of side.attribution.ops)
       if (part.op_name === scope.selector) add(`op ${part.op_name}`, part.ns);
   } else {
     for (const part of side.attribution.peak.parts.values())

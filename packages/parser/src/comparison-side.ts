@@ -33,8 +33,9 @@ export function spanPathKey(cost: {
   kind: SpanCost["kind"];
   step?: SpanCost["step"] | undefined;
 }): string {
-  const key = `${cost.path} [${cost.kind}]`;
-  return cost.step === undefined ? key : key + STEP_SUFFIX[cost.step];
+  // Joined, not concatenated: the key is held for every span, as one flat string.
+  const suffix = cost.step === undefined ? "" : STEP_SUFFIX[cost.step];
+  return [cost.path, " [", cost.kind, "]", suffix].join("");
 }
 
 /** The key of an allocation's span id that names no span. */
@@ -44,5 +45,5 @@ export const unknownSpanKey = (spanId: string): string => `(span ${spanId}, not 
 export function addGradient(map: Map<string, GradientSide>, gradient: GradientEvent): void {
   const side: GradientSide = { state: gradient.state };
   if (gradient.norm !== undefined) side.norm = gradient.norm;
-  map.set(`${gradient.root}/${gradient.key}`, side);
+  map.set([gradient.root, gradient.key].join("/"), side);
 }

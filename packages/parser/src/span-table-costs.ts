@@ -354,10 +354,10 @@ export function spanPath(table: SpanTable, row: number): string {
     chain.push(current);
     current = table.parent(current);
   }
-  let path = "";
-  for (let index = chain.length - 1; index >= 0; index--) {
-    const name = table.name(chain[index] as number);
-    path = path === "" ? name : `${path}/${name}`;
+  // One join: a flat string, not a chain of concatenations held as one string per level.
+  const names = new Array<string>(chain.length);
+  for (let index = 0; index < chain.length; index++) {
+    names[chain.length - 1 - index] = table.name(chain[index] as number);
   }
-  return path;
+  return names.join("/");
 }
