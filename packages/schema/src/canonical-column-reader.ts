@@ -88,9 +88,11 @@ function columnReaderSource(source: ReaderSource, layouts: EventLayoutTable): st
 const generation = B.generation;
 const known = lastStringNote(generation);
 if (known >= 0) return known;
-const id = B.intern(text);
 // A failed read returns "" and leaves the cache's last slot another string's: no note then.
-if (isOk()) noteLastString(generation, id);
+if (!isOk()) return B.intern(text);
+const key = lastStringKey();
+const id = key >= 0 ? B.internKey(text, shortStringKeys, key) : B.intern(text);
+noteLastString(generation, id);
 return id;
 }
 function readStringsInto(F) {

@@ -380,6 +380,17 @@ function readStringBytewise(start: number): string {
   return "";
 }
 
+/**
+ * Where the words of the string readString returned last are in `shortStringKeys` (its length,
+ * then its three words), or -1 when it was long.
+ */
+export function lastStringKey(): number {
+  return lastSlot === -1 ? -1 : lastSlot * 4;
+}
+
+/** The short cache's keys (see `lastStringKey`); read only. */
+export const shortStringKeys: Int32Array = shortKeys;
+
 /** The note attached for `generation` to the string readString returned last, or -1. */
 export function lastStringNote(generation: number): number {
   const slot = lastSlot;

@@ -17,6 +17,7 @@ import {
   type FieldColumn,
   KindColumns,
 } from "./kind-columns.js";
+import { ShortStringIds, shortStringWords } from "./short-string-ids.js";
 import type { U64 } from "./u64.js";
 
 const INITIAL_EVENTS = 256;
@@ -65,7 +66,11 @@ export class ColumnBatch {
   indexes: Float64Array = new Float64Array(INITIAL_EVENTS);
   /** The batch's string dictionary: string columns hold indexes into it. */
   strings: string[] = [];
+  /** Ids of the longer strings (and of those not ASCII). */
   readonly #ids = new Map<string, number>();
+  /** Ids of the short ASCII strings, by their bytes. */
+  readonly #short = new ShortStringIds();
+  readonly #words = new Int32Array(3);
   /**
    * The events appended from the text tiers, by position: `event(at)` returns them as they came
    * (their key order is the line's, which a consumer spreading an event shows).
@@ -99,12 +104,37 @@ export class ColumnBatch {
 
   /** The dictionary id of `text`, added when new. */
   intern(text: string): number {
+    const words = this.#words;
+    if (shortStringWords(text, words)) {
+      return this.#short.idOf(text.length, words[0] as number, words[1] as number, words[2] as number, () =>
+        this.#add(text),
+      );
+    }
     let id = this.#ids.get(text);
     if (id === undefined) {
-      id = this.strings.length;
-      this.strings.push(text);
+      id = this.#add(text);
       this.#ids.set(text, id);
     }
+    return id;
+  }
+
+  /**
+   * The dictionary id of a short ASCII `text` whose length and words (as `shortStringWords` makes
+   * them) are `keys[at..at+3]`: the canonical reader's cache holds them, so no word is computed again.
+   */
+  internKey(text: string, keys: Int32Array, at: number): number {
+    return this.#short.idOf(
+      keys[at] as number,
+      keys[at + 1] as number,
+      keys[at + 2] as number,
+      keys[at + 3] as number,
+      () => this.#add(text),
+    );
+  }
+
+  #add(text: string): number {
+    const id = this.strings.length;
+    this.strings.push(text);
     return id;
   }
 
@@ -133,6 +163,7 @@ export class ColumnBatch {
     for (const columns of this.columns) columns.clear();
     this.strings = [];
     this.#ids.clear();
+    this.#short.clear();
     if (this.#decoded.length > 0) this.#decoded = [];
     this.generation = newGeneration();
   }
