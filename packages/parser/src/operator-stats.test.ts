@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ColumnBatch, EVENT_KINDS, type OpEvent, type TraceEvent } from "@cg/schema";
+import { ColumnBatch, EVENT_KINDS, type TraceEvent } from "@cg/schema";
 import { fixturesDir } from "@cg/tooling-vitest";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -191,23 +191,30 @@ export class SpanCostCollector {
         if (row >= 0) this.#spans.end(row, event);
         return;
       }
-      case "op": {
-        const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
-        const row = this.#ids.get(event.span_id);
-        if (row >= 0) {
-          this.#ops.add(row, event.duration_ns, bytes);
-          return;
-        }
-        const early = this.#early.get(event.span_id) ?? { count: 0, ns: 0n, bytes: 0n };
-        early.count++;
-        early.ns += BigInt(event.duration_ns);
-        early.bytes += BigInt(bytes);
-        this.#early.set(event.span_id, early);
+      case "op":
+        this.pushOp(
+          event.span_id,
+          event.duration_ns,
+          resolveStorageBytes(event.storage_bytes, event.shape, event.dtype),
+        );
         return;
-      }
       default:
         return;
     }
+  }
+
+  /** An op's figures, read from columns (`storageBytes` already resolved from shape and dtype). */
+  pushOp(spanId: string, durationNs: U64, storageBytes: U64): void {
+    const row = this.#ids.get(spanId);
+    if (row >= 0) {
+      this.#ops.add(row, durationNs, storageBytes);
+      return;
+    }
+    const early = this.#early.get(spanId) ?? { count: 0, ns: 0n, bytes: 0n };
+    early.count++;
+    early.ns += BigInt(durationNs);
+    early.bytes += BigInt(storageBytes);
+    this.#early.set(spanId, early);
   }
 
   /** Every span's cost; call once, after the last event. */

@@ -114,4 +114,53 @@ describe("summarizeColumns", () => {
       { numRuns: 200 },
     );
   });
+
+  it("waits for the promise onBatch returns before reading on, and closes the source when onBatch throws", async () => {
+    const bytes = readFileSync(join(fixturesDir, (manifest.fixtures[0] as { file: string }).file));
+    const lines = bytes.toString("utf8").trimEnd().split("\n");
+    let pulled = 0;
+    let closed = false;
+    // A source that counts the chunks taken and sees its closing.
+    const source = (): AsyncIterable<Uint8Array> => ({
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (const line of lines) {
+            pulled++;
+            yield new TextEncoder().encode(`${line}\n`);
+          }
+        } finally {
+          closed = true;
+        }
+      },
+    });
+    const log: string[] = [];
+    await summarizeColumns(source(), {
+      batchSize: 1,
+      onBatch: async () => {
+        log.push(`batch ${pulled}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        log.push(`resumed ${pulled}`);
+      },
+    });
+    // Each batch's hold ended before another chunk was taken.
+    for (let at = 0; at + 1 < log.length; at += 2) {
+      expect(log[at + 1]?.replace("resumed", "batch")).toBe(log[at]);
+    }
+    expect(log.length).toBeGreaterThan(4);
+    expect(closed).toBe(true);
+
+    pulled = 0;
+    closed = false;
+    const stop = new Error("stop");
+    await expect(
+      summarizeColumns(source(), {
+        batchSize: 1,
+        onBatch: () => {
+          throw stop;
+        },
+      }),
+    ).rejects.toBe(stop);
+    expect(closed).toBe(true);
+    expect(pulled).toBeLessThan(lines.length);
+  });
 });

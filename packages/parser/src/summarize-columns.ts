@@ -33,9 +33,11 @@ export interface ColumnSummaryOptions extends StreamSummaryOptions {
   eventKinds?: readonly EventKind[];
   /**
    * Sees each batch after the summary folded it (for figures of the caller's own, read from the
-   * columns). The batch is reused: read it before returning.
+   * columns). The batch is reused: read it before returning. A promise returned holds the reading
+   * until it settles (a consumer's back-pressure); an error thrown stops the read and closes the
+   * source.
    */
-  onBatch?: (batch: ColumnBatch) => void;
+  onBatch?: (batch: ColumnBatch) => Promise<void> | undefined | void;
 }
 
 const DEFAULT_BATCH_SIZE = 8192;
@@ -191,27 +193,38 @@ export async function summarizeColumns(
   const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
   const fold = new SummaryFold(summarizer, options);
   const onBatch = options.onBatch;
-  const flush = () => {
-    if (batch.size === 0) return;
+  const flush = (): Promise<void> | undefined => {
+    if (batch.size === 0) return undefined;
     try {
       fold.add(batch);
-      onBatch?.(batch);
+      return onBatch?.(batch) ?? undefined;
     } finally {
       batch.clear();
     }
   };
   const steps = processChunks(source, processor, batchSize);
-  while (true) {
-    let step: IteratorResult<void>;
-    try {
-      step = await steps.next();
-    } catch (error) {
-      // The events before a defect are folded first, as the event path folds them before it throws.
-      flush();
-      throw error;
+  let done = false;
+  try {
+    while (true) {
+      let step: IteratorResult<void>;
+      try {
+        step = await steps.next();
+      } catch (error) {
+        done = true;
+        // The events before a defect are folded first, as the event path folds them before it throws.
+        await flush()?.catch(() => undefined);
+        throw error;
+      }
+      if (step.done) {
+        done = true;
+        break;
+      }
+      const pause = flush();
+      if (pause !== undefined) await pause;
     }
-    if (step.done) break;
-    flush();
+  } finally {
+    // Stopped by the caller (`onEvent` or `onBatch` threw): the source is closed.
+    if (!done) await steps.return(undefined);
   }
   return summarizer.finish(processor.lineCount);
 }

@@ -46,6 +46,15 @@ describe("canonicalColumnReader", () => {
             line++;
           }
           expect(allEvents(batch)).toEqual(expected);
+          // Each field read alone is the event's property (absent optional keys: undefined).
+          expected.forEach((event, at) => {
+            const columns = batch.columns[batch.kinds[at] as number];
+            for (const field of columns?.fields ?? []) {
+              expect(batch.value(field, batch.rows[at] as number)).toEqual(
+                (event as unknown as Record<string, unknown>)[field.key],
+              );
+            }
+          });
         },
       ),
       { numRuns: 1500 },

@@ -250,13 +250,17 @@ export class ColumnBatch {
     // Where code generation is forbidden: the same event, built key by key.
     const event: Record<string, unknown> = { kind: columns.kind };
     for (const field of columns.fields) {
-      const value = this.#read(field, row);
+      const value = this.value(field, row);
       if (value !== undefined) event[field.key] = value;
     }
     return event as unknown as TraceEvent;
   }
 
-  #read(field: FieldColumn, row: number): unknown {
+  /**
+   * One field's value at `row` as the event object holds it (undefined when absent): a consumer
+   * that needs a few fields, or copies them elsewhere, reads them without building the event.
+   */
+  value(field: FieldColumn, row: number): unknown {
     switch (field.type) {
       case "string":
         return this.string(field, row);

@@ -305,14 +305,27 @@ class ListBuffer extends ColumnBuffer {
 
   protected setValue(row: number, value: unknown): void {
     const items = value as readonly unknown[];
+    const offset = this.openList(row, items.length);
+    const child = this.#child;
+    for (let index = 0; index < items.length; index++) child.set(offset + index, items[index]);
+  }
+
+  /**
+   * Makes `row` a list of `length` elements and returns the first one's row in `child`, where the
+   * caller sets them (a copy from flat columns builds no array per row).
+   */
+  openList(row: number, length: number): number {
     const offset = this.#childRows;
-    const length = items.length;
     this.#entries[row * 4] = offset;
     this.#entries[row * 4 + 2] = length;
-    const child = this.#child;
-    child.reserve(offset + length, offset);
-    for (let index = 0; index < length; index++) child.set(offset + index, items[index]);
+    this.#child.reserve(offset + length, offset);
     this.#childRows = offset + length;
+    return offset;
+  }
+
+  /** The elements' column. */
+  get child(): ColumnBuffer {
+    return this.#child;
   }
 
   protected takeValues(rows: number, detach: boolean): ColumnData {

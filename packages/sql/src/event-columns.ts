@@ -23,6 +23,8 @@ export interface Column {
   source: string;
   /** The wire key the value is read from, for columns that hold a wire field as it is. */
   key?: string;
+  /** Set where an absent value is resolved from the row's `shape` and `dtype` (storage bytes, spec §15.4). */
+  resolvedFromShape?: true;
 }
 
 /** The SQL type of each wire type: u64 stays exact (UBIGINT), enums are text, lists are LISTs. */

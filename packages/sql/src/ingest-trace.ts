@@ -1,18 +1,27 @@
-// One trace into the tables' rows, read once: events stream from the parser's validating reader
-// in batches; each is folded into the parser's streaming summary (health and figures for `runs`)
-// and written into its table's column buffers. Spans are held in the parser's span columns (no
+// One trace into the tables' rows, read once: the parser's validating reader decodes the lines
+// into column batches; each batch is folded into the parser's streaming summary (health and
+// figures for `runs`) and its rows are copied column by column into their table's column buffers
+// (no event object for the canonical lines of the event tables). Spans are held in the parser's span columns (no
 // object per span) until the end, where the span tree gives depth, path and times. Where the
 // filled chunks go (DuckDB on this thread, or another thread) is the rows' sink; nothing here
 // touches DuckDB.
 import { resolveStorageBytes } from "@cg/memory";
 import {
-  createTraceSummarizer,
-  readTraceBatches,
   SpanCostCollector,
   type SpanCostColumns,
   type StreamSummary,
+  summarizeColumns,
   TraceParseError,
 } from "@cg/parser";
+import {
+  type ColumnBatch,
+  EVENT_KINDS,
+  type EventKind,
+  type FieldColumn,
+  type KindColumns,
+  type TraceEvent,
+  type U64,
+} from "@cg/schema";
 import { SqlError } from "./sql-error.js";
 import { CHUNK_ROWS, type TableRows } from "./table-rows.js";
 import { TABLE_OF_KIND, type TableName } from "./tables.js";
@@ -64,12 +73,11 @@ export function recordOutcome(
 export type Writers = Record<TableName, TableRows>;
 
 /**
- * Events per batch from the reader. A batch's event objects live until the batch is written, so
- * with the reader's default of 4,096 a scavenge of the reading thread's small young generation
- * (ingest-worker-start.ts) copies more of them: 1,024 took 2–11 % off the ingest's CPU time in 6
- * of 6 paired 1 GiB runs, at the same peak RSS.
+ * Events per column batch. A batch holds typed columns and its string dictionary, no event object
+ * per line (the 1,024 of the event path kept scavenges small); the reader's default of 8,192 reads
+ * as fast, and the hold after each batch still comes every few chunks per table.
  */
-const BATCH_SIZE = 1024;
+const BATCH_SIZE = 8192;
 
 export interface TraceIngestHooks {
   /**
@@ -131,6 +139,45 @@ function issueCodes(summary: StreamSummary, severity: "error" | "warning"): stri
   return summary.health.issues.filter((issue) => issue.severity === severity).map((issue) => issue.code);
 }
 
+/** Thrown from the read to stop it at a duplicate run's meta line. */
+const STOP_READING = new Error("stop reading: duplicate run");
+
+const OP = EVENT_KINDS.indexOf("op");
+
+/** The table of each event kind code whose rows come from the batch columns (not meta or spans). */
+const writerOfKind: (TableName | undefined)[] = EVENT_KINDS.map((kind) =>
+  kind === "meta" || kind === "span_start" || kind === "span_end"
+    ? undefined
+    : TABLE_OF_KIND[kind as Exclude<EventKind, "meta" | "span_start" | "span_end">],
+);
+
+/** The op fields the span costs read, found once per batch columns. */
+let opFields:
+  | {
+      columns: KindColumns;
+      span: FieldColumn;
+      duration: FieldColumn;
+      storage: FieldColumn;
+      shape: FieldColumn;
+      dtype: FieldColumn;
+    }
+  | undefined;
+
+function opFieldsOf(columns: KindColumns) {
+  if (opFields?.columns !== columns) {
+    const field = (key: string) => columns.byKey.get(key) as FieldColumn;
+    opFields = {
+      columns,
+      span: field("span_id"),
+      duration: field("duration_ns"),
+      storage: field("storage_bytes"),
+      shape: field("shape"),
+      dtype: field("dtype"),
+    };
+  }
+  return opFields;
+}
+
 export class TraceIngest {
   readonly #writers: Writers;
   readonly #hooks: TraceIngestHooks;
@@ -156,51 +203,63 @@ export class TraceIngest {
     // trace.
     const spans = new SpanCostCollector();
     const writers = this.#writers;
-    const summarizer = createTraceSummarizer({ file });
     const afterBatch = this.#hooks.afterBatch;
-    try {
-      reading: for await (const batch of readTraceBatches(file, { file, batchSize: BATCH_SIZE })) {
-        for (const { event, line, index } of batch) {
-          events++;
-          // The reader rejects a trace whose first event is not its meta, after delivering the
-          // events before the defect; they have no run to belong to.
-          if (runId === undefined && event.kind !== "meta") continue;
-          summarizer.add(event, line, index);
-          switch (event.kind) {
-            case "meta":
-              runId = event.run_id;
-              duplicateOf = this.#runs.get(runId);
-              if (duplicateOf !== undefined) break reading;
-              this.#runs.set(runId, file);
-              for (const writer of Object.values(writers)) writer.runId = runId;
-              continue;
-            case "span_start":
-            case "span_end":
-              spans.push(event);
-              continue;
-            case "op": {
-              if (event.storage_bytes === undefined) {
-                event.storage_bytes = resolveStorageBytes(undefined, event.shape, event.dtype);
-              }
-              spans.push(event);
-              writers.ops.push(event);
-              continue;
-            }
-            case "tensor":
-              if (event.storage_bytes === undefined) {
-                event.storage_bytes = resolveStorageBytes(undefined, event.shape, event.dtype);
-              }
-              writers.tensors.push(event);
-              continue;
-            default:
-              writers[TABLE_OF_KIND[event.kind]].push(event);
-              continue;
-          }
-        }
-        const pause = afterBatch?.();
-        if (pause !== undefined) await pause;
+    const onEvent = (event: TraceEvent): void => {
+      if (event.kind !== "meta") {
+        // The reader rejects a trace whose first event is not its meta, after delivering the
+        // events before the defect; they have no run to belong to.
+        if (runId !== undefined) spans.push(event);
+        return;
       }
-      if (duplicateOf !== undefined) {
+      runId = event.run_id;
+      duplicateOf = this.#runs.get(runId);
+      if (duplicateOf !== undefined) throw STOP_READING;
+      this.#runs.set(runId, file);
+      for (const writer of Object.values(writers)) writer.runId = runId;
+    };
+    // Rows are copied from the batch's columns into the tables' buffers: no event object for the
+    // canonical lines of the bulk kinds (ops, tensors, memory).
+    const onBatch = (batch: ColumnBatch): Promise<void> | undefined => {
+      events += batch.size;
+      if (runId === undefined) return afterBatch?.();
+      const { kinds, rows } = batch;
+      const opColumns = batch.columns[OP] as KindColumns;
+      const opFields = opFieldsOf(opColumns);
+      for (let at = 0; at < batch.size; at++) {
+        const code = kinds[at] as number;
+        const writer = writerOfKind[code];
+        if (writer === undefined) continue; // meta and span lines: folded by `onEvent`
+        const row = rows[at] as number;
+        if (code === OP) {
+          const storage =
+            batch.u64(opFields.storage, row) ??
+            resolveStorageBytes(
+              undefined,
+              batch.value(opFields.shape, row) as U64[],
+              batch.string(opFields.dtype, row) as string,
+            );
+          spans.pushOp(
+            batch.string(opFields.span, row) as string,
+            batch.u64(opFields.duration, row) as U64,
+            storage,
+          );
+        }
+        writers[writer].pushColumns(batch, batch.columns[code] as KindColumns, row);
+      }
+      return afterBatch?.();
+    };
+    try {
+      let summary: StreamSummary;
+      try {
+        summary = await summarizeColumns(file, {
+          file,
+          batchSize: BATCH_SIZE,
+          eventKinds: ["meta", "span_start", "span_end"],
+          onEvent,
+          onBatch,
+        });
+      } catch (error) {
+        if (error !== STOP_READING) throw error;
         return {
           file,
           code: "duplicate_run",
@@ -209,9 +268,9 @@ export class TraceIngest {
       }
       if (runId === undefined) throw new Error(`${file}: the reader returned no meta event`);
       const costs = spans.finish();
-      const rows = costs.rowsInIdOrder();
-      for (let index = 0; index < rows.length; index++) {
-        writers.spans.push(spanRow(costs, rows[index] as number));
+      const order = costs.rowsInIdOrder();
+      for (let index = 0; index < order.length; index++) {
+        writers.spans.push(spanRow(costs, order[index] as number));
         // Tens of thousands of spans fill many chunks at once: the same hold as for the events
         // keeps them from all waiting in memory.
         if ((index + 1) % CHUNK_ROWS === 0) {
@@ -219,7 +278,6 @@ export class TraceIngest {
           if (pause !== undefined) await pause;
         }
       }
-      const summary = summarizer.finish();
       writers.runs.push(runRecord(file, summary));
       return { file, run_id: runId, trusted: summary.health.trusted, events };
     } catch (error) {

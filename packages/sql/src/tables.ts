@@ -47,6 +47,7 @@ function resolvedStorageBytes(columns: Column[]): Column[] {
           ...column,
           nullable: false,
           source: "wire `storage_bytes`, or resolved from shape and dtype (spec §15.4)",
+          resolvedFromShape: true,
         }
       : column,
   );
