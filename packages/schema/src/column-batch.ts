@@ -106,9 +106,7 @@ export class ColumnBatch {
   intern(text: string): number {
     const words = this.#words;
     if (shortStringWords(text, words)) {
-      return this.#short.idOf(text.length, words[0] as number, words[1] as number, words[2] as number, () =>
-        this.#add(text),
-      );
+      return this.#shortId(text, text.length, words[0] as number, words[1] as number, words[2] as number);
     }
     let id = this.#ids.get(text);
     if (id === undefined) {
@@ -123,13 +121,23 @@ export class ColumnBatch {
    * them) are `keys[at..at+3]`: the canonical reader's cache holds them, so no word is computed again.
    */
   internKey(text: string, keys: Int32Array, at: number): number {
-    return this.#short.idOf(
+    return this.#shortId(
+      text,
       keys[at] as number,
       keys[at + 1] as number,
       keys[at + 2] as number,
       keys[at + 3] as number,
-      () => this.#add(text),
     );
+  }
+
+  #shortId(text: string, length: number, word0: number, word1: number, word2: number): number {
+    const short = this.#short;
+    let id = short.find(length, word0, word1, word2);
+    if (id < 0) {
+      id = this.#add(text);
+      short.insert(length, word0, word1, word2, id);
+    }
+    return id;
   }
 
   #add(text: string): number {

@@ -18,6 +18,8 @@ export class ShortStringIds {
   #stamp = 1;
   #mask = INITIAL_SLOTS - 1;
   #count = 0;
+  /** The empty slot the last missed `find` ended at. */
+  #free = 0;
 
   /** Forgets every id (O(1): a new stamp). */
   clear(): void {
@@ -29,8 +31,8 @@ export class ShortStringIds {
     }
   }
 
-  /** The id of the key, or `add()`'s result stored under it when absent. */
-  idOf(length: number, word0: number, word1: number, word2: number, add: () => number): number {
+  /** The id of the key, or -1 (then `insert` may store one: the slot found is kept until then). */
+  find(length: number, word0: number, word1: number, word2: number): number {
     const keys = this.#keys;
     const stamps = this.#stamps;
     const stamp = this.#stamp;
@@ -42,16 +44,22 @@ export class ShortStringIds {
       }
       slot = (slot + 1) & this.#mask;
     }
-    const id = add();
+    this.#free = slot;
+    return -1;
+  }
+
+  /** Stores `id` under the key `find` just missed (no other call in between). */
+  insert(length: number, word0: number, word1: number, word2: number, id: number): void {
+    const slot = this.#free;
+    const keys = this.#keys;
     const at = slot * 4;
     keys[at] = length;
     keys[at + 1] = word0;
     keys[at + 2] = word1;
     keys[at + 3] = word2;
     this.#ids[slot] = id;
-    stamps[slot] = stamp;
+    this.#stamps[slot] = this.#stamp;
     if (++this.#count * 2 > this.#mask) this.#grow();
-    return id;
   }
 
   #grow(): void {
