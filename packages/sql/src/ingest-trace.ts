@@ -203,6 +203,8 @@ export class TraceIngest {
     // trace.
     const spans = new SpanCostCollector();
     const writers = this.#writers;
+    // Each kind code's table rows, looked up once rather than by name per row.
+    const rowsOfKind = writerOfKind.map((table) => (table === undefined ? undefined : writers[table]));
     const afterBatch = this.#hooks.afterBatch;
     const onEvent = (event: TraceEvent): void => {
       if (event.kind !== "meta") {
@@ -227,7 +229,7 @@ export class TraceIngest {
       const opFields = opFieldsOf(opColumns);
       for (let at = 0; at < batch.size; at++) {
         const code = kinds[at] as number;
-        const writer = writerOfKind[code];
+        const writer = rowsOfKind[code];
         if (writer === undefined) continue; // meta and span lines: folded by `onEvent`
         const row = rows[at] as number;
         if (code === OP) {
@@ -244,7 +246,7 @@ export class TraceIngest {
             storage,
           );
         }
-        writers[writer].pushColumns(batch, batch.columns[code] as KindColumns, row);
+        writer.pushColumns(batch, batch.columns[code] as KindColumns, row);
       }
       return afterBatch?.();
     };
