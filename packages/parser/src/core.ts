@@ -136,11 +136,12 @@ export type { SpanCost, SpanCostOptions } from "./span-cost.js";
 export { SpanCostCollector, SpanCostColumns } from "./span-cost-collector.js";
 export { spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
-export { type ColumnSummaryOptions, summarizeColumns } from "./summarize-columns.js";
 export {
+  type ColumnSummaryOptions,
   type StreamRankings,
   type StreamSummary,
   type StreamSummaryOptions,
+  summarizeColumns,
   summarizeStream,
 } from "./summarize-stream.js";
 export type { ResolvedOpEvent, ResolvedTensorEvent, SpanRecord, TraceDocument } from "./trace-document.js";

@@ -18,6 +18,7 @@ import {
   type EventKind,
   type FieldColumn,
   type KindColumns,
+  type MetaEvent,
   readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
@@ -86,6 +87,7 @@ function startsWithAny(bytes: Uint8Array, start: number, prefixes: readonly Uint
   return false;
 }
 // Kind codes of a ColumnBatch: positions in the layout table, whose order is EVENT_KINDS'.
+const META = EVENT_KINDS.indexOf("meta");
 const SPAN_START = EVENT_KINDS.indexOf("span_start");
 const SPAN_END = EVENT_KINDS.indexOf("span_end");
 const INVALID_UTF8: LinePiece = { type: "invalid_utf8" };
@@ -324,25 +326,61 @@ export class LineProcessor {
 
   /** The ordering rules for the batch's last event, read from its columns; refused events are taken back. */
   #acceptColumns(batch: ColumnBatch, line: number, index: number): void {
-    const code = batch.kinds[batch.size - 1] as number;
-    if (code === SPAN_START || code === SPAN_END) {
-      const ids = (batch.columns[code] as KindColumns).fields[0] as FieldColumn;
-      const id = batch.strings[ids.values[batch.rows[batch.size - 1] as number] as number] as string;
-      const error =
-        code === SPAN_START
-          ? this.#checker.checkSpanStart(id, line, index)
-          : this.#checker.checkSpanEnd(id, line, index);
-      if (error !== undefined) {
-        batch.dropLast();
-        this.#fail(error);
-        return;
-      }
+    const at = batch.size - 1;
+    const error = this.#checkSpanRow(batch, at, line, index);
+    if (error !== undefined) {
+      batch.dropLast();
+      this.#fail(error);
+      return;
     }
-    if (this.#kinds !== undefined && !this.#kinds.has(EVENT_KINDS[code] as EventKind)) {
+    if (!this.#wanted(batch.kinds[at] as number)) {
       batch.dropLast();
       return;
     }
     this.#delivered++;
+  }
+
+  /** The ordering rules for a span event at `at` of a batch, read from its columns (other kinds pass). */
+  #checkSpanRow(batch: ColumnBatch, at: number, line: number, index: number): TraceParseError | undefined {
+    const code = batch.kinds[at] as number;
+    if (code !== SPAN_START && code !== SPAN_END) return undefined;
+    const ids = (batch.columns[code] as KindColumns).fields[0] as FieldColumn;
+    const id = batch.strings[ids.values[batch.rows[at] as number] as number] as string;
+    return code === SPAN_START
+      ? this.#checker.checkSpanStart(id, line, index)
+      : this.#checker.checkSpanEnd(id, line, index);
+  }
+
+  /** Whether events of kind `code` are delivered (see `kinds`). */
+  #wanted(code: number): boolean {
+    return this.#kinds === undefined || this.#kinds.has(EVENT_KINDS[code] as EventKind);
+  }
+
+  /**
+   * Takes a batch decoded elsewhere (another thread), its lines and records already numbered as
+   * this processor's next ones (see `skip`): applies the ordering rules to each event and hands the
+   * accepted ones to `take` in runs of positions `from` up to `to`, in order. A refused event ends
+   * a run; in strict mode its error is thrown after the run before it was taken.
+   */
+  acceptBatch(batch: ColumnBatch, take: (from: number, to: number) => void): void {
+    let from = 0;
+    for (let at = 0; at < batch.size; at++) {
+      const line = batch.lines[at] as number;
+      const index = batch.indexes[at] as number;
+      const code = batch.kinds[at] as number;
+      const error =
+        code === META
+          ? this.#checker.checkMeta(batch.event(at) as MetaEvent, line, index)
+          : this.#checkSpanRow(batch, at, line, index);
+      if (error === undefined && this.#wanted(code)) {
+        this.#delivered++;
+        continue;
+      }
+      take(from, at);
+      from = at + 1;
+      if (error !== undefined) this.#fail(error);
+    }
+    take(from, batch.size);
   }
 
   /**

@@ -66,7 +66,7 @@ function inRanges(bytes: Uint8Array, cuts: number[], variant: Variant, mode: "st
     for (let range = 0; range + 1 < bounds.length; range++) {
       const slice = bytes.subarray(bounds[range], bounds[range + 1]);
       const last = range + 2 === bounds.length;
-      const decoded = decodeRange(slice, last, { referencesOnly: merger.referencesOnly });
+      const decoded = decodeRange(slice, last, {});
       if (decoded.failed) merger.addBytes([slice], last);
       else merger.addDecoded(structuredClone(decoded));
     }

@@ -78,7 +78,9 @@ export class SpanTable {
     let parent = NO_PARENT;
     if (event.parent_id !== undefined) {
       parent = this.ids.get(event.parent_id);
-      if (parent < 0) {
+      // A reader that interns ids ahead of the fold (the column reader) may know the parent's id
+      // before its span started: not started yet is missing, as in file order.
+      if (parent < 0 || parent >= this.#rows) {
         parent = MISSING_PARENT;
         this.missingParents.set(row, event.parent_id);
       }

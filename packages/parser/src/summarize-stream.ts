@@ -1,9 +1,18 @@
-// `summarizeStream`: reads a trace once through the validating line processor and folds every
-// event into a `TraceSummarizer` (the one implementation of the streamed figures).
-import type { TraceEvent } from "@cg/schema";
-import type { LineProcessor, ReadOptions } from "./line-processor.js";
+// The streamed summary, health and memory figures of a trace, read once: the validating read
+// decodes canonical lines straight into column batches (read-column-batches.ts), and each batch is
+// folded into the one summarizer (summary-fold.ts, trace-summarizer.ts). `summarizeStream` and
+// `summarizeColumns` are the same read; the second also hands each batch to its caller.
+import {
+  type ColumnBatch,
+  ColumnBatch as Columns,
+  canonicalColumnReader,
+  type EventKind,
+  type TraceEvent,
+} from "@cg/schema";
+import type { ReadOptions } from "./line-processor.js";
 import { createProcessor, processChunks } from "./process-chunks.js";
 import type { SpanTable } from "./span-table.js";
+import { SummaryFold } from "./summary-fold.js";
 import type { TraceSource } from "./trace-source.js";
 import { type StreamSummary, TraceSummarizer, type TraceSummarizerOptions } from "./trace-summarizer.js";
 
@@ -14,24 +23,27 @@ export interface StreamSummaryOptions extends ReadOptions, Omit<TraceSummarizerO
   onEvent?: (event: TraceEvent) => void;
 }
 
-/** A line processor that folds every event it accepts into a summarizer (then `onEvent`). */
-export function summarizingProcessor(
-  source: TraceSource,
-  options: StreamSummaryOptions,
-): { processor: LineProcessor; summarizer: TraceSummarizer } {
-  const onEvent = options.onEvent;
-  let summarizer: TraceSummarizer | undefined;
-  const processor = createProcessor(source, options, (event, line, index) => {
-    (summarizer as TraceSummarizer).add(event, line, index);
-    onEvent?.(event);
-  });
-  // The processor already interns every started span id: the summary shares that table.
-  summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
-  return { processor, summarizer };
+export interface ColumnSummaryOptions extends StreamSummaryOptions {
+  /** Events per batch (default 8,192). */
+  batchSize?: number;
+  /**
+   * The kinds `onEvent` is given (default: all). Events of other kinds are folded from the columns
+   * without an event object.
+   */
+  eventKinds?: readonly EventKind[];
+  /**
+   * Sees each batch after the summary folded it (for figures of the caller's own, read from the
+   * columns). The batch is reused: read it before returning. A promise returned holds the reading
+   * until it settles (a consumer's back-pressure); an error thrown stops the read and closes the
+   * source.
+   */
+  onBatch?: (batch: ColumnBatch) => Promise<void> | undefined | void;
 }
 
+const DEFAULT_BATCH_SIZE = 8192;
+
 /** Streams a trace once and returns its summary, health and memory figures (spec §10–§12). */
-export async function summarizeStream(
+export function summarizeStream(
   source: TraceSource,
   options: StreamSummaryOptions = {},
 ): Promise<StreamSummary> {
@@ -39,19 +51,71 @@ export async function summarizeStream(
 }
 
 /**
- * `summarizeStream` that hands the summary's span table to `withSpans` before the first event, for
- * per-span figures of the caller's own without a second table (each span is in it before `onEvent`
- * sees its start or end). Internal: the table is not part of the public API.
+ * `summarizeStream` with the column batches handed to `onBatch` and `onEvent` limited to
+ * `eventKinds`: the same summary, health, memory figures, notes and errors.
+ */
+export function summarizeColumns(
+  source: TraceSource,
+  options: ColumnSummaryOptions = {},
+): Promise<StreamSummary> {
+  return summarizeSharingSpans(source, options);
+}
+
+/**
+ * The one streamed read behind `summarizeStream` and `summarizeColumns`, which hands the summary's
+ * span table to `withSpans` before the first event, for per-span figures of the caller's own
+ * without a second table (each span is in it before `onEvent` sees its start or end). Internal:
+ * the table is not part of the public API.
  */
 export async function summarizeSharingSpans(
   source: TraceSource,
-  options: StreamSummaryOptions,
+  options: ColumnSummaryOptions,
   withSpans?: (spans: SpanTable) => void,
 ): Promise<StreamSummary> {
-  const { processor, summarizer } = summarizingProcessor(source, options);
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
+  const batch = new Columns();
+  const processor = createProcessor(source, options, (event, line, index) =>
+    batch.appendEvent(event, line, index),
+  );
+  processor.intoColumns(batch, canonicalColumnReader(batch));
+  // The processor interns every started span id: the summary shares that table.
+  const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
   withSpans?.(summarizer.spans);
-  for await (const _ of processChunks(source, processor)) {
-    // Events were folded into the summary as each chunk was processed.
+  const fold = new SummaryFold(summarizer, options);
+  const onBatch = options.onBatch;
+  const flush = (): Promise<void> | undefined => {
+    if (batch.size === 0) return undefined;
+    try {
+      fold.add(batch);
+      return onBatch?.(batch) ?? undefined;
+    } finally {
+      batch.clear();
+    }
+  };
+  const steps = processChunks(source, processor, batchSize);
+  let done = false;
+  try {
+    while (true) {
+      let step: IteratorResult<void>;
+      try {
+        step = await steps.next();
+      } catch (error) {
+        done = true;
+        // The events before a defect are folded first, as they are before a defect in any read.
+        await flush()?.catch(() => undefined);
+        throw error;
+      }
+      if (step.done) {
+        done = true;
+        break;
+      }
+      const pause = flush();
+      if (pause !== undefined) await pause;
+    }
+  } finally {
+    // Stopped by the caller (`onEvent` or `onBatch` threw): the source is closed.
+    if (!done) await steps.return(undefined);
   }
   return summarizer.finish(processor.lineCount);
 }

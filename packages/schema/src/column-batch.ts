@@ -355,6 +355,15 @@ export class ColumnBatch {
     message.columns.forEach((received, code) => {
       const columns = batch.columns[code] as KindColumns;
       columns.adopt(received.size, received.fields);
+      for (const field of columns.fields) {
+        if (field.type !== "string_map") continue;
+        for (const map of field.maps) withoutPrototype(map);
+        for (const event of message.decoded) {
+          if (event?.kind === columns.kind) {
+            withoutPrototype((event as unknown as Record<string, object | undefined>)[field.key]);
+          }
+        }
+      }
     });
     return batch;
   }
@@ -374,6 +383,14 @@ export class ColumnBatch {
     indexes.set(this.indexes);
     this.indexes = indexes;
   }
+}
+
+/**
+ * A string map after a structured clone, back without a prototype as the decoders make it (so no
+ * key, `__proto__` included, is special); the clone gives it Object.prototype.
+ */
+function withoutPrototype(map: object | undefined): void {
+  if (map !== undefined && Object.getPrototypeOf(map) !== null) Object.setPrototypeOf(map, null);
 }
 
 /** `value` as a column number: itself when safe, else EXACT_U64 with the bigint kept in `field.exact`. */

@@ -81,10 +81,7 @@ async function summarizeRanges(
   progress: ((range: ByteRange) => void) | undefined,
 ): Promise<StreamSummary> {
   const merger = new RangeMerger(options.file ?? path, options);
-  const jobOptions = {
-    referencesOnly: merger.referencesOnly,
-    ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength }),
-  };
+  const jobOptions = options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength };
   // Decoded ranges wait for the merge in file order; this many at most are ahead of it.
   const ahead = pool.size * RANGES_AHEAD_PER_WORKER;
   const replies: (Promise<RangeReply> | undefined)[] = [];

@@ -1,14 +1,9 @@
-// `summarizeColumns`: the streamed summary, health and memory figures of `summarizeStream` as a
-// fold over column batches. The validating read decodes canonical lines straight into columns
-// (read-column-batches.ts); the fold hands each event to the one summarizer (trace-summarizer.ts),
-// and kinds whose figures need only their span reference (ops and tensors without rankings) are
-// folded from the columns without an event object.
-
+// The streamed summary as a fold over column batches: each event goes to the one summarizer
+// (trace-summarizer.ts) in file order; kinds whose figures need only their span reference (ops and
+// tensors without rankings) and memory events are folded from the columns, without an event object.
 import { resolveStorageBytes } from "@cg/memory";
 import {
   type ColumnBatch,
-  ColumnBatch as Columns,
-  canonicalColumnReader,
   EVENT_KINDS,
   type EventKind,
   type FieldColumn,
@@ -18,29 +13,18 @@ import {
   type TraceEvent,
   type U64,
 } from "@cg/schema";
-import { createProcessor, processChunks } from "./process-chunks.js";
-import type { StreamSummaryOptions } from "./summarize-stream.js";
-import type { TraceSource } from "./trace-source.js";
-import { type StreamSummary, TraceSummarizer } from "./trace-summarizer.js";
+import type { TraceSummarizer } from "./trace-summarizer.js";
 
-export interface ColumnSummaryOptions extends StreamSummaryOptions {
-  /** Events per batch (default 8,192). */
-  batchSize?: number;
-  /**
-   * The kinds `onEvent` is given (default: all). Events of other kinds are folded from the columns
-   * without an event object.
-   */
-  eventKinds?: readonly EventKind[];
-  /**
-   * Sees each batch after the summary folded it (for figures of the caller's own, read from the
-   * columns). The batch is reused: read it before returning. A promise returned holds the reading
-   * until it settles (a consumer's back-pressure); an error thrown stops the read and closes the
-   * source.
-   */
-  onBatch?: (batch: ColumnBatch) => Promise<void> | undefined | void;
+/** What the fold needs of a summary's options. */
+export interface SummaryFoldOptions {
+  /** Sees every accepted event of `eventKinds`, in file order, after the summary took it. */
+  onEvent?: ((event: TraceEvent) => void) | undefined;
+  /** The kinds `onEvent` is given (default: all). */
+  eventKinds?: readonly EventKind[] | undefined;
+  /** Set when the summary ranks ops: ops are then read from their columns. */
+  rankLimit?: number | undefined;
 }
 
-const DEFAULT_BATCH_SIZE = 8192;
 const OP = EVENT_KINDS.indexOf("op");
 const TENSOR = EVENT_KINDS.indexOf("tensor");
 const MEMORY = EVENT_KINDS.indexOf("memory");
@@ -95,7 +79,7 @@ export class SummaryFold {
   readonly #tensorsBySpan: boolean;
   readonly #memoryByValues: boolean;
 
-  constructor(summarizer: TraceSummarizer, options: ColumnSummaryOptions) {
+  constructor(summarizer: TraceSummarizer, options: SummaryFoldOptions) {
     this.#summarizer = summarizer;
     this.#onEvent = options.onEvent;
     const kinds = options.eventKinds;
@@ -108,7 +92,8 @@ export class SummaryFold {
     this.#memoryByValues = !this.#seen[MEMORY];
   }
 
-  add(batch: ColumnBatch): void {
+  /** Folds the batch's events `from` up to `to` (default: all of them). */
+  add(batch: ColumnBatch, from = 0, to = batch.size): void {
     const summarizer = this.#summarizer;
     const onEvent = this.#onEvent;
     const kinds = batch.kinds;
@@ -124,7 +109,7 @@ export class SummaryFold {
     const [opDurations, opStorage] = OP_FIELDS.map(
       (key) => ops.byKey.get(key) as FieldColumn,
     ) as FieldColumn[];
-    for (let at = 0; at < batch.size; at++) {
+    for (let at = from; at < to; at++) {
       const code = kinds[at] as number;
       if (code === MEMORY && this.#memoryByValues) {
         const row = rows[at] as number;
@@ -160,7 +145,7 @@ export class SummaryFold {
         const spans = code === OP ? opSpans : tensorSpans;
         const id = spans[rows[at] as number] as number;
         let count = 1;
-        while (at + 1 < batch.size && kinds[at + 1] === code && spans[rows[at + 1] as number] === id) {
+        while (at + 1 < to && kinds[at + 1] === code && spans[rows[at + 1] as number] === id) {
           count++;
           at++;
         }
@@ -172,59 +157,4 @@ export class SummaryFold {
       if (this.#seen[code]) (onEvent as (event: TraceEvent) => void)(event);
     }
   }
-}
-
-/**
- * Streams a trace once through the column reader and returns `summarizeStream`'s figures: the same
- * summary, health, memory figures, notes and errors.
- */
-export async function summarizeColumns(
-  source: TraceSource,
-  options: ColumnSummaryOptions = {},
-): Promise<StreamSummary> {
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
-  const batch = new Columns();
-  const processor = createProcessor(source, options, (event, line, index) =>
-    batch.appendEvent(event, line, index),
-  );
-  processor.intoColumns(batch, canonicalColumnReader(batch));
-  // The processor interns every started span id: the summary shares that table.
-  const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
-  const fold = new SummaryFold(summarizer, options);
-  const onBatch = options.onBatch;
-  const flush = (): Promise<void> | undefined => {
-    if (batch.size === 0) return undefined;
-    try {
-      fold.add(batch);
-      return onBatch?.(batch) ?? undefined;
-    } finally {
-      batch.clear();
-    }
-  };
-  const steps = processChunks(source, processor, batchSize);
-  let done = false;
-  try {
-    while (true) {
-      let step: IteratorResult<void>;
-      try {
-        step = await steps.next();
-      } catch (error) {
-        done = true;
-        // The events before a defect are folded first, as the event path folds them before it throws.
-        await flush()?.catch(() => undefined);
-        throw error;
-      }
-      if (step.done) {
-        done = true;
-        break;
-      }
-      const pause = flush();
-      if (pause !== undefined) await pause;
-    }
-  } finally {
-    // Stopped by the caller (`onEvent` or `onBatch` threw): the source is closed.
-    if (!done) await steps.return(undefined);
-  }
-  return summarizer.finish(processor.lineCount);
 }
