@@ -11,7 +11,7 @@ import { decodeCanonicalLine } from "./decode-canonical-bytes.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
 import { encodeTraceEvent } from "./encode-events.js";
 import { EVENT_LAYOUTS } from "./event-layouts.js";
-import type { TraceEvent } from "./events.js";
+import type { MetaEvent, TraceEvent } from "./events.js";
 
 const encoder = new TextEncoder();
 
@@ -103,9 +103,29 @@ describe("canonicalColumnReader", () => {
         for (const [at, event] of decoded.entries()) {
           expect(Object.keys(received.event(at))).toEqual(Object.keys(event));
         }
+        // The received dictionary still finds its strings: interning one gives its id back.
+        for (const [id, text] of received.strings.entries()) expect(received.intern(text)).toBe(id);
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("gives a meta event's tags back without a prototype after a transfer, as the decoder made them", () => {
+    const line =
+      '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"2025-01-01T00:00:00Z","capture_step":1,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":true,"timing_mode":"host","tags":{"__proto__":"x","a":"b"}}';
+    const result = decodeTraceLine(line);
+    if (!result.ok) throw new Error(result.error.message);
+    const batch = new ColumnBatch();
+    batch.appendEvent(result.event, 1, 0);
+    const { message, transfer } = batch.toMessage();
+    const received = ColumnBatch.fromMessage(
+      structuredClone(message, { transfer: transfer as ArrayBuffer[] }),
+    );
+    for (const event of [received.event(0), received.columnEvent(0)]) {
+      const tags = (event as MetaEvent).tags;
+      expect(Object.getPrototypeOf(tags)).toBe(null);
+      expect(Object.keys(tags)).toEqual(["__proto__", "a"]);
+    }
   });
 
   it("builds the same events where code generation is forbidden", () => {

@@ -71,6 +71,8 @@ export class ColumnBatch {
   /** Ids of the short ASCII strings, by their bytes. */
   readonly #short = new ShortStringIds();
   readonly #words = new Int32Array(3);
+  /** Received from another thread: the dictionary's strings are not indexed yet. */
+  #unindexed = false;
   /**
    * The events appended from the text tiers, by position: `event(at)` returns them as they came
    * (their key order is the line's, which a consumer spreading an event shows).
@@ -104,6 +106,7 @@ export class ColumnBatch {
 
   /** The dictionary id of `text`, added when new. */
   intern(text: string): number {
+    if (this.#unindexed) this.#indexReceived();
     const words = this.#words;
     if (shortStringWords(text, words)) {
       return this.#shortId(text, text.length, words[0] as number, words[1] as number, words[2] as number);
@@ -121,6 +124,7 @@ export class ColumnBatch {
    * them) are `keys[at..at+3]`: the canonical reader's cache holds them, so no word is computed again.
    */
   internKey(text: string, keys: Int32Array, at: number): number {
+    if (this.#unindexed) this.#indexReceived();
     return this.#shortId(
       text,
       keys[at] as number,
@@ -138,6 +142,20 @@ export class ColumnBatch {
       short.insert(length, word0, word1, word2, id);
     }
     return id;
+  }
+
+  /** Finds the received dictionary's strings by their text from now on (see `fromMessage`). */
+  #indexReceived(): void {
+    this.#unindexed = false;
+    const words = this.#words;
+    for (const [id, text] of this.strings.entries()) {
+      if (!shortStringWords(text, words)) this.#ids.set(text, id);
+      else if (
+        this.#short.find(text.length, words[0] as number, words[1] as number, words[2] as number) < 0
+      ) {
+        this.#short.insert(text.length, words[0] as number, words[1] as number, words[2] as number, id);
+      }
+    }
   }
 
   #add(text: string): number {
@@ -170,6 +188,7 @@ export class ColumnBatch {
     this.size = 0;
     for (const columns of this.columns) columns.clear();
     this.strings = [];
+    this.#unindexed = false;
     this.#ids.clear();
     this.#short.clear();
     if (this.#decoded.length > 0) this.#decoded = [];
@@ -351,7 +370,8 @@ export class ColumnBatch {
     batch.indexes = message.indexes;
     batch.strings = message.strings;
     batch.#decoded = message.decoded;
-    for (const [id, text] of message.strings.entries()) batch.#ids.set(text, id);
+    // The dictionary is indexed when something is interned (a received batch is mostly only read).
+    batch.#unindexed = message.strings.length > 0;
     message.columns.forEach((received, code) => {
       const columns = batch.columns[code] as KindColumns;
       columns.adopt(received.size, received.fields);
