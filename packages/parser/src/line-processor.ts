@@ -12,6 +12,7 @@ import {
   type CanonicalColumnReader,
   type CanonicalLine,
   type ColumnBatch,
+  canonicalColumnReader,
   type DecodeTraceLineOptions,
   decodeTraceLine,
   EVENT_KINDS,
@@ -106,7 +107,7 @@ export class LineProcessor {
   readonly #kinds: ReadonlySet<EventKind> | undefined;
   readonly #skipped: Uint8Array[] | undefined;
   readonly #canonical: CanonicalLine = { event: undefined, end: 0 };
-  /** In column mode (`intoColumns`): the batch canonical lines are read into, and its reader. */
+  /** In column mode (`LineProcessor.intoColumns`): the batch canonical lines are read into, and its reader. */
   #batch: ColumnBatch | undefined;
   #readColumns: CanonicalColumnReader | undefined;
   readonly #queue: LinePiece[] = [];
@@ -136,24 +137,30 @@ export class LineProcessor {
   }
 
   /**
-   * Column mode: canonical lines are decoded straight into `batch` by `read` (bound to it), and
-   * checked from its columns; the sink must append the events of the text tiers to the same batch.
+   * A processor in column mode: canonical lines are decoded straight into `batch`'s columns and
+   * checked from them, the text tiers' events are appended to it. Read and clear the batch after
+   * each `drain`.
    */
-  intoColumns(batch: ColumnBatch, read: CanonicalColumnReader): void {
-    this.#batch = batch;
-    this.#readColumns = read;
+  static intoColumns(
+    file: string,
+    options: ReadOptions,
+    batch: ColumnBatch,
+    checker?: StructureChecker,
+  ): LineProcessor {
+    const processor = new LineProcessor(
+      file,
+      options,
+      (event, line, index) => batch.appendEvent(event, line, index),
+      checker,
+    );
+    processor.#batch = batch;
+    processor.#readColumns = canonicalColumnReader(batch);
+    return processor;
   }
 
-  /**
-   * The ids of the spans started so far; a span's row in a SpanTable is its index here. Valid in
-   * the sink: for a delivered `span_start` or `span_end`, `lastSpanRow` is the span's row.
-   */
+  /** The ids of the spans started so far; a span's row in a SpanTable is its index here. */
   get spanIds(): IdTable {
     return this.#checker.spanIds;
-  }
-
-  get lastSpanRow(): number {
-    return this.#checker.lastSpanRow;
   }
 
   /** Number of physical lines seen so far. */
@@ -503,16 +510,8 @@ export class LineProcessor {
   }
 
   /**
-   * Takes lines decoded elsewhere (another thread): `event` was decoded from `line`, record `index`,
-   * which must be this processor's next ones (see `skip`). Applies the ordering rules and hands it on.
-   */
-  accept(event: TraceEvent, line: number, index: number): void {
-    this.#acceptDecoded(event, line, index);
-  }
-
-  /**
-   * An event of any kind (`meta` included), from the text tiers or another thread. `meta` is
-   * checked apart from `#accept`, which the canonical loop inlines and which never sees one.
+   * An event of any kind (`meta` included), from the text tiers. `meta` is checked apart from
+   * `#accept`, which the canonical loop inlines and which never sees one.
    */
   #acceptDecoded(event: TraceEvent, line: number, index: number): void {
     if (event.kind !== "meta") {

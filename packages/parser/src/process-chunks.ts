@@ -1,5 +1,6 @@
 // Drives any trace source through a LineProcessor: in-memory text and bytes at once, files and
 // streams a chunk at a time, with read failures turned into TraceParseErrors that name the file.
+import type { ColumnBatch } from "@cg/schema";
 import { type EventSink, LineProcessor, type ReadOptions } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece, TextLineSplitter } from "./line-splitter.js";
 import { TraceParseError } from "./trace-parse-error.js";
@@ -108,6 +109,16 @@ export async function* processChunks(
   yield;
 }
 
+/** A processor that hands each accepted event to `sink`, in file order (event mode). */
 export function createProcessor(source: TraceSource, options: ReadOptions, sink: EventSink): LineProcessor {
   return new LineProcessor(options.file ?? sourceLabel(source), options, sink);
+}
+
+/** A processor that reads each accepted event into `batch` (column mode, see `LineProcessor.intoColumns`). */
+export function createColumnProcessor(
+  source: TraceSource,
+  options: ReadOptions,
+  batch: ColumnBatch,
+): LineProcessor {
+  return LineProcessor.intoColumns(options.file ?? sourceLabel(source), options, batch);
 }

@@ -4,7 +4,7 @@
 // whole file before the range, so they are left to the merge. A range with any line that does not
 // decode is only marked `failed`: the merge reads it again itself, where line numbers and the
 // strict/lenient rules are known, so errors and diagnostics come out exactly as a sequential read's.
-import { ColumnBatch, type ColumnBatchMessage, canonicalColumnReader } from "@cg/schema";
+import { ColumnBatch, type ColumnBatchMessage } from "@cg/schema";
 import { LineProcessor } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";
@@ -62,19 +62,17 @@ export class RangeDecoder {
   #failed = false;
 
   constructor(options: RangeDecodeOptions) {
-    const batch = this.#batch;
     // Lenient, so a bad line is recorded rather than thrown; any diagnostic fails the range. Line
     // and record numbers are counted from 1 and 0 within the range.
-    this.#processor = new LineProcessor(
+    this.#processor = LineProcessor.intoColumns(
       "<range>",
       {
         mode: "lenient",
         ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength }),
       },
-      (event, line, record) => batch.appendEvent(event, line, record),
+      this.#batch,
       new NoOrderingRules("<range>"),
     );
-    this.#processor.intoColumns(batch, canonicalColumnReader(batch));
     this.#splitter = new ByteLineSplitter(this.#processor.maxLineLength);
   }
 

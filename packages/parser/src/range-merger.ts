@@ -3,10 +3,10 @@
 // order-dependent through the same line processor and summary fold as a sequential read: the
 // ordering rules (meta first, duplicate and unknown span ids), line and record numbers, strict
 // errors and lenient diagnostics, the memory reorder window. So the result is the sequential one.
-import { ColumnBatch, canonicalColumnReader } from "@cg/schema";
+import { ColumnBatch } from "@cg/schema";
 import type { LineProcessor } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece } from "./line-splitter.js";
-import { createProcessor } from "./process-chunks.js";
+import { createColumnProcessor } from "./process-chunks.js";
 import type { DecodedRange } from "./range-decoder.js";
 import type { StreamSummaryOptions } from "./summarize-stream.js";
 import { SummaryFold } from "./summary-fold.js";
@@ -21,11 +21,7 @@ export class RangeMerger {
 
   /** The ranges of `file`, summarized with `options` as `summarizeStream` would. */
   constructor(file: string, options: StreamSummaryOptions) {
-    const batch = this.#batch;
-    this.#processor = createProcessor(file, options, (event, line, index) =>
-      batch.appendEvent(event, line, index),
-    );
-    this.#processor.intoColumns(batch, canonicalColumnReader(batch));
+    this.#processor = createColumnProcessor(file, options, this.#batch);
     // The processor interns every started span id: the summary shares that table.
     this.#summarizer = new TraceSummarizer(
       { ...options, file: this.#processor.file },

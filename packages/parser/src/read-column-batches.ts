@@ -2,9 +2,9 @@
 // errors), but canonical lines are decoded from the bytes straight into a ColumnBatch's typed
 // columns (no event object), and the other lines' events from the text tiers are appended to the
 // same columns. One batch is reused: it is valid until the iteration goes on.
-import { type ColumnBatch, ColumnBatch as Columns, canonicalColumnReader } from "@cg/schema";
+import { ColumnBatch } from "@cg/schema";
 import type { ReadOptions } from "./line-processor.js";
-import { createProcessor, processChunks } from "./process-chunks.js";
+import { createColumnProcessor, processChunks } from "./process-chunks.js";
 import type { TraceSource } from "./trace-source.js";
 
 export interface ColumnReadOptions extends ReadOptions {
@@ -27,11 +27,8 @@ export async function* readColumnBatches(
 ): AsyncGenerator<ColumnBatch, void, undefined> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
-  const batch = new Columns();
-  const processor = createProcessor(source, options, (event, line, index) =>
-    batch.appendEvent(event, line, index),
-  );
-  processor.intoColumns(batch, canonicalColumnReader(batch));
+  const batch = new ColumnBatch();
+  const processor = createColumnProcessor(source, options, batch);
   let failure: { error: unknown } | undefined;
   try {
     for await (const _ of processChunks(source, processor, batchSize)) {

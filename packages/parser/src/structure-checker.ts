@@ -10,8 +10,6 @@ export class StructureChecker {
   /** Ids of the started spans, in order of their `span_start`. */
   readonly spanIds = new IdTable();
   readonly #ended = new BitSet();
-  /** Row of the span the last accepted `span_start` or `span_end` named. */
-  lastSpanRow = -1;
   #metaSeen = false;
   #schema: string | undefined;
   #schemaLine: number | undefined;
@@ -58,7 +56,7 @@ export class StructureChecker {
   /** The rules for a `span_start` of span `id` (a column reader has the id, not an event). */
   checkSpanStart(id: string, line: number, index: number): TraceParseError | undefined {
     const known = this.spanIds.size;
-    const row = this.spanIds.intern(id);
+    this.spanIds.intern(id);
     if (this.spanIds.size === known) {
       return this.#error(
         "duplicate_span_start",
@@ -67,7 +65,6 @@ export class StructureChecker {
         index,
       );
     }
-    this.lastSpanRow = row;
     return undefined;
   }
 
@@ -91,7 +88,6 @@ export class StructureChecker {
       );
     }
     this.#ended.add(row);
-    this.lastSpanRow = row;
     return undefined;
   }
 

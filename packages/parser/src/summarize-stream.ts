@@ -2,15 +2,9 @@
 // decodes canonical lines straight into column batches (read-column-batches.ts), and each batch is
 // folded into the one summarizer (summary-fold.ts, trace-summarizer.ts). `summarizeStream` and
 // `summarizeColumns` are the same read; the second also hands each batch to its caller.
-import {
-  type ColumnBatch,
-  ColumnBatch as Columns,
-  canonicalColumnReader,
-  type EventKind,
-  type TraceEvent,
-} from "@cg/schema";
+import { ColumnBatch, type EventKind, type TraceEvent } from "@cg/schema";
 import type { ReadOptions } from "./line-processor.js";
-import { createProcessor, processChunks } from "./process-chunks.js";
+import { createColumnProcessor, processChunks } from "./process-chunks.js";
 import type { SpanTable } from "./span-table.js";
 import { SummaryFold } from "./summary-fold.js";
 import type { TraceSource } from "./trace-source.js";
@@ -74,11 +68,8 @@ export async function summarizeSharingSpans(
 ): Promise<StreamSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
-  const batch = new Columns();
-  const processor = createProcessor(source, options, (event, line, index) =>
-    batch.appendEvent(event, line, index),
-  );
-  processor.intoColumns(batch, canonicalColumnReader(batch));
+  const batch = new ColumnBatch();
+  const processor = createColumnProcessor(source, options, batch);
   // The processor interns every started span id: the summary shares that table.
   const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
   withSpans?.(summarizer.spans);
