@@ -4,7 +4,7 @@
 // While a trace is read, memory is the streaming summary's (its span table serves the per-path
 // totals too), a few typed columns per span and a row per operator (no per-op durations: a
 // comparison needs no percentiles).
-import type { TraceEvent } from "@cg/schema";
+import type { EventKind, TraceEvent } from "@cg/schema";
 import { type CompareOptions, type Comparison, compareSidesWith } from "./compare-traces.js";
 import type { ComparisonSide } from "./comparison-side.js";
 import { ComparisonSideFold } from "./comparison-side-fold.js";
@@ -14,6 +14,9 @@ import { readOptionsOf } from "./query-stream.js";
 import { StreamedOperators } from "./streamed-operators.js";
 import { type StreamSummaryOptions, summarizeSharingSpans } from "./summarize-stream.js";
 import type { TraceSource } from "./trace-source.js";
+
+/** The kinds a comparison side reads as events: ops (operators, attribution) and gradients. */
+const SIDE_KINDS: readonly EventKind[] = ["op", "gradient"];
 
 export interface CompareStreamOptions
   extends CompareOptions,
@@ -57,8 +60,11 @@ async function readSide(
     operators.add(event);
     fold.add(event);
   };
-  const stream = await summarizeSharingSpans(open(), { ...summaryOptions, onEvent }, (table) =>
-    fold.spans.use(table),
+  // Only ops and gradients are read as events; the rest is folded from the columns.
+  const stream = await summarizeSharingSpans(
+    open(),
+    { ...summaryOptions, onEvent, eventKinds: SIDE_KINDS },
+    (table) => fold.spans.use(table),
   );
   const { attribution, ...figures } = fold.finish(stream, options);
   return {

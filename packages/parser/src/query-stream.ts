@@ -5,7 +5,14 @@
 // compact span table for `spans` and for operators grouped by path, 8 bytes per op for exact
 // operator percentiles, a bounded reorder window of memory events, and the top `limit` entries.
 import { MemoryTimeline, type MemoryTimelinePoint, resolveStorageBytes } from "@cg/memory";
-import type { EdgeEvent, GradientEvent, GradientState, TraceEvent } from "@cg/schema";
+import {
+  type ColumnBatch,
+  type EdgeEvent,
+  EVENT_KINDS,
+  type GradientEvent,
+  type GradientState,
+  type TraceEvent,
+} from "@cg/schema";
 import { EFFICIENCY_NOTE, EfficiencyRanking } from "./efficiency-ranking.js";
 import type { HealthReport } from "./health-issue.js";
 import type { ReadOptions } from "./line-processor.js";
@@ -98,11 +105,15 @@ export async function queryTraceStream<K extends StreamedQueryKind>(
     {
       ...summaryOptions,
       ...(kind === "slowest" || kind === "heaviest" ? { rankLimit: limit } : {}),
+      // Ops (for the kinds that rank or group them) and gradients (their states) are read as
+      // events; the rest is counted from the batches' kinds.
+      eventKinds: operators === undefined && efficiency === undefined ? ["gradient"] : ["op", "gradient"],
       onEvent: (event) => {
-        counts.add(event);
+        if (event.kind === "gradient") counts.addGradient(event);
         efficiency?.add(event);
         operators?.add(event);
       },
+      onBatch: (batch) => counts.addBatch(batch),
     },
     (table) => spanTable?.use(table),
   );
@@ -195,6 +206,11 @@ export function readOptionsOf(options: QueryStreamOptions): ReadOptions {
 }
 
 /** Events of each kind, and gradient facts by state. */
+const MEMORY = EVENT_KINDS.indexOf("memory");
+const EDGE = EVENT_KINDS.indexOf("edge");
+const TENSOR = EVENT_KINDS.indexOf("tensor");
+const GRADIENT = EVENT_KINDS.indexOf("gradient");
+
 class EventCounts {
   memory = 0;
   edges = 0;
@@ -202,23 +218,20 @@ class EventCounts {
   gradients = 0;
   readonly gradientStates: Record<GradientState, number> = { present: 0, missing: 0, zero: 0, non_finite: 0 };
 
-  add(event: TraceEvent): void {
-    switch (event.kind) {
-      case "memory":
-        this.memory++;
-        return;
-      case "edge":
-        this.edges++;
-        return;
-      case "tensor":
-        this.tensors++;
-        return;
-      case "gradient":
-        this.gradients++;
-        this.gradientStates[event.state]++;
-        return;
-      default:
+  /** Counts the batch's events by kind (from its kind codes, no event object). */
+  addBatch(batch: ColumnBatch): void {
+    const kinds = batch.kinds;
+    for (let at = 0; at < batch.size; at++) {
+      const code = kinds[at];
+      if (code === MEMORY) this.memory++;
+      else if (code === EDGE) this.edges++;
+      else if (code === TENSOR) this.tensors++;
+      else if (code === GRADIENT) this.gradients++;
     }
+  }
+
+  addGradient(event: GradientEvent): void {
+    this.gradientStates[event.state]++;
   }
 }
 

@@ -15,7 +15,7 @@ import {
   SpanKeyCache,
   type StreamSummaryOptions,
   spanPathKey,
-  summarizeStream,
+  summarizeColumns,
   type TraceSource,
   unknownSpanKey,
 } from "@cg/parser";
@@ -47,9 +47,11 @@ export async function streamTraceReport(
   const gradients = new GradientCollector(limits);
   const gradientFacts = new Map<string, GradientSide>();
   const points = memorySeries(limits);
-  const streamed = await summarizeStream(read(), {
+  const streamed = await summarizeColumns(read(), {
     ...options,
     onMemoryPoint: (point) => points.push(point),
+    // The kinds read as events; memory, tensors and edges are folded from the columns.
+    eventKinds: ["span_start", "span_end", "op", "device_memory", "gradient"],
     onEvent: (event) => {
       spans.push(event);
       if (event.kind === "device_memory") samples.push(event);
