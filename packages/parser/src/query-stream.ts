@@ -105,15 +105,17 @@ export async function queryTraceStream<K extends StreamedQueryKind>(
     {
       ...summaryOptions,
       ...(kind === "slowest" || kind === "heaviest" ? { rankLimit: limit } : {}),
-      // Ops (for the kinds that rank or group them) and gradients (their states) are read as
-      // events; the rest is counted from the batches' kinds.
-      eventKinds: operators === undefined && efficiency === undefined ? ["gradient"] : ["op", "gradient"],
+      // Gradients (their states) and ops for the efficiency ranking are read as events; the
+      // operator table reads ops from the columns, the rest is counted from the batches' kinds.
+      eventKinds: efficiency === undefined ? ["gradient"] : ["op", "gradient"],
       onEvent: (event) => {
         if (event.kind === "gradient") counts.addGradient(event);
         efficiency?.add(event);
-        operators?.add(event);
       },
-      onBatch: (batch) => counts.addBatch(batch),
+      onBatch: (batch) => {
+        counts.addBatch(batch);
+        operators?.addBatch(batch);
+      },
     },
     (table) => spanTable?.use(table),
   );

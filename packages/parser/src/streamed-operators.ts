@@ -1,11 +1,20 @@
 // The operator table of a streamed trace, fed event by event (see `OperatorAccumulator`).
-import type { TraceEvent, U64 } from "@cg/schema";
+import {
+  type ColumnBatch,
+  EVENT_KINDS,
+  type FieldColumn,
+  type KindColumns,
+  type TraceEvent,
+  type U64,
+} from "@cg/schema";
 import type { ReadOptions } from "./line-processor.js";
 import { OperatorAccumulator, type OperatorGroupField, type OperatorTable } from "./operator-stats.js";
 import { readTraceBatches } from "./read-trace-batches.js";
 import { REREAD_BATCH_SIZE } from "./row-source.js";
 import type { SpanPaths } from "./span-paths.js";
 import type { TraceSource } from "./trace-source.js";
+
+const OP = EVENT_KINDS.indexOf("op");
 
 /**
  * The operator table from the stream. Grouped by path, an op's path must be final when it is added;
@@ -35,6 +44,29 @@ export class StreamedOperators {
       return;
     }
     this.#accumulator.addOp(event);
+  }
+
+  /**
+   * `add` of every op of a column batch, read from the op columns (no event object). Call after
+   * the summary folded the batch, so the batch's spans are in the table.
+   */
+  addBatch(batch: ColumnBatch): void {
+    if (this.#needsSecondPass) return;
+    const kinds = batch.kinds;
+    const rows = batch.rows;
+    const spanIds = (batch.columns[OP] as KindColumns).byKey.get("span_id") as FieldColumn;
+    for (let at = 0; at < batch.size; at++) {
+      if (kinds[at] !== OP) continue;
+      const row = rows[at] as number;
+      if (this.#spans !== undefined) {
+        const spanId = batch.strings[spanIds.values[row] as number] as string;
+        if (this.#spans.pathOf(spanId) === undefined) {
+          this.#needsSecondPass = true;
+          return;
+        }
+      }
+      this.#accumulator.addOpRow(batch, row);
+    }
   }
 
   async result(
