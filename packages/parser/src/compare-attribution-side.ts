@@ -72,8 +72,12 @@ export interface AttributionSide {
 
 /** `matmul [32, 64] f32 cpu`: op name, shape, dtype and device. */
 export function opSignature(op: { op_name: string; shape: readonly U64[]; dtype: string; device: string }) {
-  return `${op.op_name} ${formatShape(op.shape)} ${op.dtype} ${op.device}`;
+  return signatureText(op.op_name, formatShape(op.shape), op.dtype, op.device);
 }
+
+/** `opSignature` of an op's values, its shape already as `formatShape` writes it. */
+const signatureText = (opName: string, shape: string, dtype: string, device: string): string =>
+  `${opName} ${shape} ${dtype} ${device}`;
 
 export const memoryPartKey = (span: string, category: string, op: string): string =>
   `${span}\u0000${category}\u0000${op}`;
@@ -120,26 +124,35 @@ export class AttributionSideBuilder {
 
   /** An op of a span whose path key is `key`. */
   addOp(key: string, op: AttributedOp): void {
-    const bySpan = this.#signature(op).bySpan;
+    this.addOpValues(key, op.op_name, formatShape(op.shape), op.dtype, op.device, op.duration_ns);
+  }
+
+  /** `addOp` from an op's values, its shape as `formatShape` writes it (a column reader's op). */
+  addOpValues(key: string, opName: string, shape: string, dtype: string, device: string, ns: U64): void {
+    const bySpan = this.#signature(opName, shape, dtype, device).bySpan;
     let part = bySpan.get(key);
     if (part === undefined) {
       part = { calls: 0, ns: new ExactSum() };
       bySpan.set(key, part);
     }
     part.calls++;
-    part.ns.add(op.duration_ns);
+    part.ns.add(ns);
   }
 
-  #signature(op: AttributedOp): SignatureOps {
-    let byRest = this.#signatures.get(op.op_name);
+  #signature(opName: string, shape: string, dtype: string, device: string): SignatureOps {
+    let byRest = this.#signatures.get(opName);
     if (byRest === undefined) {
       byRest = new Map();
-      this.#signatures.set(op.op_name, byRest);
+      this.#signatures.set(opName, byRest);
     }
-    const rest = `${op.shape.join(",")}\u0000${op.dtype}\u0000${op.device}`;
+    const rest = `${shape}\u0000${dtype}\u0000${device}`;
     let signature = byRest.get(rest);
     if (signature === undefined) {
-      signature = { signature: opSignature(op), op_name: op.op_name, bySpan: new Map() };
+      signature = {
+        signature: signatureText(opName, shape, dtype, device),
+        op_name: opName,
+        bySpan: new Map(),
+      };
       byRest.set(rest, signature);
     }
     return signature;

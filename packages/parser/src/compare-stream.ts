@@ -4,7 +4,7 @@
 // While a trace is read, memory is the streaming summary's (its span table serves the per-path
 // totals too), a few typed columns per span and a row per operator (no per-op durations: a
 // comparison needs no percentiles).
-import type { EventKind, TraceEvent } from "@cg/schema";
+import type { EventKind } from "@cg/schema";
 import { type CompareOptions, type Comparison, compareSidesWith } from "./compare-traces.js";
 import type { ComparisonSide } from "./comparison-side.js";
 import { ComparisonSideFold } from "./comparison-side-fold.js";
@@ -15,8 +15,8 @@ import { StreamedOperators } from "./streamed-operators.js";
 import { type StreamSummaryOptions, summarizeSharingSpans } from "./summarize-stream.js";
 import type { TraceSource } from "./trace-source.js";
 
-/** The kinds a comparison side reads as events: ops (operators, attribution) and gradients. */
-const SIDE_KINDS: readonly EventKind[] = ["op", "gradient"];
+/** The kinds a comparison side reads as events: gradients (its ops are read from the columns). */
+const SIDE_KINDS: readonly EventKind[] = ["gradient"];
 
 export interface CompareStreamOptions
   extends CompareOptions,
@@ -56,14 +56,18 @@ async function readSide(
     operatorGroupBy.includes("path") ? fold.spans : undefined,
     false,
   );
-  const onEvent = (event: TraceEvent): void => {
-    operators.add(event);
-    fold.add(event);
-  };
-  // Only ops and gradients are read as events; the rest is folded from the columns.
+  // Only gradients are read as events; ops come from the op columns, the rest is folded there.
   const stream = await summarizeSharingSpans(
     open(),
-    { ...summaryOptions, onEvent, eventKinds: SIDE_KINDS },
+    {
+      ...summaryOptions,
+      onEvent: (event) => fold.add(event),
+      eventKinds: SIDE_KINDS,
+      onBatch: (batch) => {
+        operators.addBatch(batch);
+        fold.addOps(batch);
+      },
+    },
     (table) => fold.spans.use(table),
   );
   const { attribution, ...figures } = fold.finish(stream, options);

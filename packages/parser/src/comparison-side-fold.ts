@@ -1,13 +1,8 @@
 // The figures of one comparison side folded from its events, for a stream and a document alike:
 // per-path span totals, gradient facts and the attribution inputs. The spans are those of the
 // summarizer's own table (handed over with `spans.use` before the first event).
-import type { OpEvent, TraceEvent } from "@cg/schema";
-import {
-  type AttributedOp,
-  type AttributionSide,
-  AttributionSideBuilder,
-  SpanKeyCache,
-} from "./compare-attribution-side.js";
+import type { ColumnBatch, FieldColumn, KindColumns, TraceEvent, U64 } from "@cg/schema";
+import { type AttributionSide, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
 import {
   addGradient,
   type ComparisonSide,
@@ -16,6 +11,8 @@ import {
   unknownSpanKey,
 } from "./comparison-side.js";
 import type { HealthOptions } from "./health-issue.js";
+import { OP_CODE, OP_FIELD, ShapeText } from "./op-columns.js";
+import { formatShape } from "./operator-stats.js";
 import { SpanPaths } from "./span-paths.js";
 import type { SpanTable } from "./span-table.js";
 import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
@@ -36,25 +33,57 @@ export class ComparisonSideFold {
   readonly #attribution = new AttributionSideBuilder();
   readonly #keys = new SpanKeyCache();
   // Ops whose span path is not final yet (an op before its span, a parent that starts late).
-  readonly #pendingOps: { spanId: string; op: AttributedOp }[] = [];
+  readonly #pendingOps: PendingOp[] = [];
+  readonly #shapeText = new ShapeText();
 
   add(event: TraceEvent): void {
     if (event.kind === "op") {
-      const table = this.spans.table;
-      const row = table.ids.get(event.span_id);
-      const started = row >= 0 && row < table.size;
-      if (started) this.#opTotals.add(row, event.duration_ns, 0);
-      else {
-        const early = this.#earlyOps.get(event.span_id) ?? 0n;
-        this.#earlyOps.set(event.span_id, early + BigInt(event.duration_ns));
-      }
-      if (started && this.spans.pathOf(event.span_id) !== undefined) {
-        this.#attribution.addOp(this.#keyOf(table, row), event);
-      } else {
-        this.#pendingOps.push({ spanId: event.span_id, op: attributedOp(event) });
-      }
+      const { span_id, op_name, dtype, device, duration_ns } = event;
+      this.#addOp(span_id, op_name, formatShape(event.shape), dtype, device, duration_ns);
     } else if (event.kind === "gradient") {
       addGradient(this.#gradients, event);
+    }
+  }
+
+  /** `add` of every op of a column batch, read from the op columns (no event object). */
+  addOps(batch: ColumnBatch): void {
+    const kinds = batch.kinds;
+    const rows = batch.rows;
+    const strings = batch.strings;
+    const fields = (batch.columns[OP_CODE] as KindColumns).fields;
+    const spanIds = (fields[OP_FIELD.span_id] as FieldColumn).values;
+    const opNames = (fields[OP_FIELD.op_name] as FieldColumn).values;
+    const dtypes = (fields[OP_FIELD.dtype] as FieldColumn).values;
+    const devices = (fields[OP_FIELD.device] as FieldColumn).values;
+    const shapes = fields[OP_FIELD.shape] as FieldColumn;
+    const durations = fields[OP_FIELD.duration_ns] as FieldColumn;
+    for (let at = 0; at < batch.size; at++) {
+      if (kinds[at] !== OP_CODE) continue;
+      const row = rows[at] as number;
+      this.#addOp(
+        strings[spanIds[row] as number] as string,
+        strings[opNames[row] as number] as string,
+        this.#shapeText.of(shapes, row),
+        strings[dtypes[row] as number] as string,
+        strings[devices[row] as number] as string,
+        batch.u64(durations, row) as U64,
+      );
+    }
+  }
+
+  #addOp(spanId: string, opName: string, shape: string, dtype: string, device: string, ns: U64): void {
+    const table = this.spans.table;
+    const row = table.ids.get(spanId);
+    const started = row >= 0 && row < table.size;
+    if (started) this.#opTotals.add(row, ns, 0);
+    else {
+      const early = this.#earlyOps.get(spanId) ?? 0n;
+      this.#earlyOps.set(spanId, early + BigInt(ns));
+    }
+    if (started && this.spans.pathOf(spanId) !== undefined) {
+      this.#attribution.addOpValues(this.#keyOf(table, row), opName, shape, dtype, device, ns);
+    } else {
+      this.#pendingOps.push({ spanId, opName, shape, dtype, device, ns });
     }
   }
 
@@ -79,9 +108,11 @@ export class ComparisonSideFold {
       spanTotals.set(key, (spanTotals.get(key) ?? 0n) + total(row));
       this.#attribution.addSpan(key, selfTime(row));
     }
-    for (const { spanId, op } of this.#pendingOps) {
+    for (const { spanId, opName, shape, dtype, device, ns } of this.#pendingOps) {
       const row = table.ids.get(spanId);
-      if (row >= 0 && row < table.size) this.#attribution.addOp(this.#keyOf(table, row), op);
+      if (row >= 0 && row < table.size) {
+        this.#attribution.addOpValues(this.#keyOf(table, row), opName, shape, dtype, device, ns);
+      }
     }
     this.#pendingOps.length = 0;
     const keyOfSpan = (spanId: string): string => {
@@ -110,12 +141,11 @@ export class ComparisonSideFold {
 }
 
 /** The fields of an op that attribution keeps while its span path is not final. */
-function attributedOp(op: OpEvent): AttributedOp {
-  return {
-    op_name: op.op_name,
-    shape: op.shape,
-    dtype: op.dtype,
-    device: op.device,
-    duration_ns: op.duration_ns,
-  };
+interface PendingOp {
+  spanId: string;
+  opName: string;
+  shape: string;
+  dtype: string;
+  device: string;
+  ns: U64;
 }
