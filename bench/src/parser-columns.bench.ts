@@ -3,7 +3,8 @@
 //  1. readColumnBatches with every column consumed (support/consume-columns.ts: the same checksum
 //     as support/consume-event.ts over every field of every event) against the bare chunk-split +
 //     JSON.parse loop, cold (a fresh process, no warm-up: the first read of a program) and warm (a
-//     5 MB read first) beside it;
+//     5 MB read first) beside it; the event-object readers (readTraceEvents, readTraceBatches) against
+//     the same loop in the same cold setting;
 //  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
 //     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
@@ -15,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { readColumnBatches, summarizeStream } from "@cg/parser";
-import { bareJsonParseRead, duckdbContender } from "./parser.bench.js";
+import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from "./parser.bench.js";
 import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
 import { columnsTerm } from "./support/consume-columns.js";
 import type { Consumed } from "./support/consume-event.js";
@@ -89,6 +90,8 @@ const bareReadContender: ContenderFactory = (input) => ({
 const readers: Record<string, ContenderFactory> = {
   "readColumnBatches, cold": reader(columnRead, false),
   "chunk-split + JSON.parse, cold": reader(bareJsonParseRead, false),
+  "readTraceEvents, cold": reader(validatingRead, false),
+  "readTraceBatches, cold": reader(batchRead, false),
   "readColumnBatches, warm": reader(columnRead, true),
   "chunk-split + JSON.parse, warm": reader(bareJsonParseRead, true),
 };
@@ -134,6 +137,19 @@ export default async function parserColumnsBench(): Promise<void> {
           baseline: "chunk-split + JSON.parse, cold",
           mode: "speedup",
           target: 3,
+        },
+        {
+          subject: "readTraceEvents, cold",
+          baseline: "chunk-split + JSON.parse, cold",
+          mode: "speedup",
+          target: 2,
+          note: "the event-object reader on the columnar one",
+        },
+        {
+          subject: "readTraceBatches, cold",
+          baseline: "chunk-split + JSON.parse, cold",
+          mode: "speedup",
+          target: 2,
         },
         {
           subject: "readColumnBatches, warm",

@@ -37,7 +37,7 @@ import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/wr
 const CHUNK_BYTES = 1 << 16; // the baselines' read size
 
 /** Subject: every validated event, every field consumed. */
-async function validatingRead(path: string): Promise<Consumed> {
+export async function validatingRead(path: string): Promise<Consumed> {
   let checksum = 0;
   let events = 0;
   for await (const { event } of readTraceEvents(path)) {
@@ -48,7 +48,7 @@ async function validatingRead(path: string): Promise<Consumed> {
 }
 
 /** Subject: the batch iterator, every field of every event consumed. */
-async function batchRead(path: string): Promise<Consumed> {
+export async function batchRead(path: string): Promise<Consumed> {
   let checksum = 0;
   let events = 0;
   for await (const batch of readTraceBatches(path)) {
