@@ -1,7 +1,7 @@
 // Traces to a Parquet dataset (layout cg-dataset/2), as a transaction. The traces are read into a
 // DuckDB database file in a work folder inside the dataset (the ingest's bounded path: a 32 MB
 // memory limit, rows on disk), written from there as Parquet into the work folder (one file per run
-// and table, and the runs table as one file of every run), flushed, moved into the dataset's
+// and table, and the runs table as one file of every run; two tables at a time), flushed, moved into the dataset's
 // partition folders (the runs file to the top of its table's folder) under names no manifest holds
 // yet, and the folders flushed.
 // Only then does one atomic step, the rename of a new `_cg_dataset.json` naming every file of the
@@ -71,6 +71,12 @@ export interface ExportReport extends IngestReport {
 const EXPORT_MEMORY_LIMIT = "32MB";
 const COPY_MEMORY_LIMIT = "96MB";
 const ROW_GROUP_ROWS = 61_440;
+
+/** A table writer's failure with the step it failed at (two write at once). */
+class LaneFailure {
+  step: ExportStep | undefined;
+  error: unknown;
+}
 
 /** `g<counter>-<random>`: after the committed generation, unique even if two exports race. */
 function nextGeneration(existing: DatasetManifest | undefined): string {
@@ -273,17 +279,49 @@ export async function exportParquet(
       // One thread, a larger limit once the reading thread is gone, and half-size row groups.
       await connection.run(`SET threads = 1`);
       await connection.run(`SET memory_limit = '${COPY_MEMORY_LIMIT}'`);
-      for (const table of TABLES) {
-        const dir = join(workAlias.out, "out", table.name);
-        if (table.name === INDEX_TABLE) {
-          await announce({ kind: "write-table", table: table.name });
-          await mkdir(dir, { recursive: true });
-          await writeIndexTableFile(connection, root, existing, join(dir, indexFile), ROW_GROUP_ROWS);
-          // One row per run read now (the file holds the kept runs' rows too).
-          rows[table.name] = partitions.size;
-        } else {
-          rows[table.name] = await writeTable(connection, table.name, partitions, dir, generation, announce);
+      // Two tables are written at a time, each on its own connection: a COPY runs on the thread
+      // that started it, so the ops and memory tables are encoded on both cores at once.
+      const tables = [...TABLES];
+      const written = new Map<TableName, number>();
+      const writeTables = async (lane: DuckDBConnection): Promise<void> => {
+        let laneStep: ExportStep | undefined;
+        const announceInLane = async (next: ExportStep) => {
+          laneStep = next;
+          await announce(next);
+        };
+        try {
+          for (let table = tables.shift(); table !== undefined; table = tables.shift()) {
+            const dir = join(workAlias.out, "out", table.name);
+            if (table.name === INDEX_TABLE) {
+              await announceInLane({ kind: "write-table", table: table.name });
+              await mkdir(dir, { recursive: true });
+              await writeIndexTableFile(lane, root, existing, join(dir, indexFile), ROW_GROUP_ROWS);
+              // One row per run read now (the file holds the kept runs' rows too).
+              written.set(table.name, partitions.size);
+            } else {
+              const count = await writeTable(lane, table.name, partitions, dir, generation, announceInLane);
+              written.set(table.name, count);
+            }
+          }
+        } catch (error) {
+          // The other lane stops at its next table; the failure is named by this lane's step.
+          tables.length = 0;
+          throw Object.assign(new LaneFailure(), { step: laneStep, error });
         }
+      };
+      const second = await instance.connect();
+      try {
+        const lanes = await Promise.allSettled([writeTables(connection), writeTables(second)]);
+        const failed = lanes.find((lane) => lane.status === "rejected");
+        if (failed !== undefined) {
+          const { step: failedStep, error } = failed.reason as LaneFailure;
+          step = failedStep;
+          throw error;
+        }
+        // The report lists the tables in their order, whichever lane finished first.
+        for (const table of TABLES) rows[table.name] = written.get(table.name) as number;
+      } finally {
+        second.closeSync();
       }
     } finally {
       // The work database is thrown away: no checkpoint of it on closing.

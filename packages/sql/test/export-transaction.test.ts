@@ -93,10 +93,13 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
       const dir = join(workDir, `stop-${partitionBy}-${stopAt}`);
       cpSync(base, dir, { recursive: true });
       let seen = 0;
+      let stopped: ExportStep | undefined;
       const run = exportParquet(newTraces, dir, {
         partitionBy,
         beforeStep: (step) => {
-          if (seen++ === stopAt) throw enospc(step);
+          if (seen++ !== stopAt) return;
+          stopped = step;
+          throw enospc(step);
         },
       });
       if (stopAt <= commitAt) {
@@ -109,6 +112,10 @@ describe.each(["run_id", "correlation_id"] as const)("partitioned by %s", (parti
         expect(message).not.toContain("\n");
         expect(message).toContain("the dataset is unchanged");
         expect(message).toContain("ENOSPC");
+        // Tables are written two at a time: the message names the failed table's own step.
+        if (stopped?.kind === "write") {
+          expect(message).toContain(`writing table ${stopped.table} partition ${stopped.partition}: ENOSPC`);
+        }
         expect(await snapshot(dir), `stopped at ${stopAt}: ${JSON.stringify(steps[stopAt])}`).toBe(
           oldSnapshot,
         );
