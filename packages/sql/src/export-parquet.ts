@@ -1,8 +1,8 @@
 // Traces to a Parquet dataset (layout cg-dataset/2), as a transaction. The traces are read into a
 // DuckDB database file in a work folder inside the dataset (the ingest's bounded path: a 32 MB
 // memory limit, rows on disk), written from there as Parquet into the work folder (one file per run
-// and table, and the runs table as one file of every run; two tables at a time), flushed, moved into the dataset's
-// partition folders (the runs file to the top of its table's folder) under names no manifest holds
+// and table, and the runs table as one file of every run; two tables at a time), flushed, moved
+// into the dataset's partition folders (the runs file to the top of its table's folder) under names no manifest holds
 // yet, and the folders flushed.
 // Only then does one atomic step, the rename of a new `_cg_dataset.json` naming every file of the
 // dataset, make them visible; the files of replaced runs are removed after it. Until that rename
