@@ -4,7 +4,7 @@
 // `--update` (`pnpm api:update` at the root) rewrites it, so a change to the public surface shows
 // up in review as a diff of this file.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const packageDir = process.cwd();
 const update = process.argv.includes("--update");
@@ -16,14 +16,37 @@ const entries = Object.entries(manifest.exports ?? {}).flatMap(([subpath, target
   return typeof types === "string" ? [[subpath, types]] : [];
 });
 
+/** Content-hashed names of shared declaration chunks (`core-Bx4TCTe7.js`), without the hash. */
+const CHUNK_NAME = /\.\/([\w-]+?)-[\w$]{8}\.js/g;
+
+/** A declaration file as the report shows it: no source map comment, no doc comments. */
+function readDeclarations(path) {
+  return (
+    readFileSync(path, "utf8")
+      .replace(/^\/\/# sourceMappingURL=.*$/m, "")
+      // Doc comments are not the API: leaving them out keeps the report to signatures.
+      .replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*\n/gm, "")
+      .replace(/\n{3,}/g, "\n\n")
+      .trimEnd()
+  );
+}
+
 const stale = [];
 for (const [subpath, declarationFile] of entries) {
-  const declarations = readFileSync(join(packageDir, declarationFile), "utf8")
-    .replace(/^\/\/# sourceMappingURL=.*$/m, "")
-    // Doc comments are not the API: leaving them out keeps the report to signatures.
-    .replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*\n/gm, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trimEnd();
+  const entryDeclarations = readDeclarations(join(packageDir, declarationFile));
+  // Entries that share declarations (`@cg/schema` and `@cg/schema/core`) import them from a chunk:
+  // the report shows the chunk too, under its name without the content hash.
+  const chunks = [...new Set([...entryDeclarations.matchAll(CHUNK_NAME)].map((match) => match[0]))];
+  const declarations = [
+    entryDeclarations,
+    ...chunks.map(
+      (chunk) =>
+        `\n// ${chunk.replace(CHUNK_NAME, "./$1-<hash>.js")}\n` +
+        readDeclarations(join(packageDir, dirname(declarationFile), chunk.replace(/\.js$/, ".d.ts"))),
+    ),
+  ]
+    .join("\n")
+    .replace(CHUNK_NAME, "./$1-<hash>.js");
   const importPath = subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`;
   const report = [
     `# API report: \`${importPath}\``,

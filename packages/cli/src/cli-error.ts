@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type CgErrorOptions } from "@cg/trace";
+import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema/core";
 import { ExitCode } from "./exit-codes.js";
 
 export interface CliErrorOptions extends CgErrorOptions {

@@ -1,4 +1,4 @@
-import { CgError } from "@cg/trace";
+import { CgError } from "@cg/schema/core";
 import { CommanderError, Command as Program } from "commander";
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";

@@ -18,7 +18,7 @@ import {
   type TraceDocument,
   TraceParseError,
   type TraceSource,
-} from "@cg/trace";
+} from "@cg/parser";
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import type { CommandArguments, OptionSpec } from "./command.js";

@@ -3,8 +3,8 @@
 // folder; either way locked down for the user's SQL unless asked otherwise.
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { CgError } from "@cg/schema/core";
 import type { IngestProgress, IngestReport, TableName, TraceDatabase } from "@cg/sql";
-import { CgError } from "@cg/trace";
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import { ExitCode } from "./exit-codes.js";

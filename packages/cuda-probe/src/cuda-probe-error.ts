@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema/core";
 import type { LibraryAttempt } from "./nvml-library.js";
 import type { NvmlFailure } from "./nvml-session.js";
 

@@ -1,4 +1,4 @@
-import { type DeviceMemorySink, normalizeU64, type U64 } from "@cg/schema";
+import { type DeviceMemorySink, normalizeU64, type U64 } from "@cg/schema/core";
 
 /** Trace device label for an NVIDIA device index (`cuda:<index>`, the trace convention). */
 export function deviceLabel(index: number): string {

@@ -1,5 +1,5 @@
 // Sinks are defined in @cg/schema, so that a trace session is one without this package depending on the writer.
-export type { DeviceMemorySink } from "@cg/schema";
+export type { DeviceMemorySink } from "@cg/schema/core";
 export { CudaProbeError, type CudaProbeErrorOptions, type CudaProbeReason } from "./cuda-probe-error.js";
 export {
   type DeviceMemorySample,

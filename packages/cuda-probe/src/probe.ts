@@ -1,6 +1,6 @@
 // The probe: opened once, read at checkpoints, closed (or shut down at process exit).
 import { type ClockOrigin, MonotonicClock } from "@cg/clock";
-import { type DeviceMemorySink, normalizeU64, type U64 } from "@cg/schema";
+import { type DeviceMemorySink, normalizeU64, type U64 } from "@cg/schema/core";
 import { CudaProbeError, type CudaProbeReason } from "./cuda-probe-error.js";
 import {
   type DeviceMemorySample,

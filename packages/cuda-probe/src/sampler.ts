@@ -2,7 +2,7 @@
 // span boundaries and at stop, and reports what the worker did.
 import { Worker } from "node:worker_threads";
 import type { MonotonicClock } from "@cg/clock";
-import { type DeviceMemorySink, normalizeU64 } from "@cg/schema";
+import { type DeviceMemorySink, normalizeU64 } from "@cg/schema/core";
 import { CudaProbeError } from "./cuda-probe-error.js";
 import {
   type DeviceMemorySample,

@@ -1,4 +1,4 @@
-import type { DeviceMemoryEvent, ExecutionStep, MemoryEvent } from "@cg/schema";
+import type { DeviceMemoryEvent, ExecutionStep, MemoryEvent } from "@cg/schema/core";
 import type { MemoryAnalysis, MemoryAnalysisCompat } from "./memory-analysis-types.js";
 import { sortMemoryEvents } from "./memory-event-order.js";
 import { MemoryTimeline } from "./memory-timeline.js";

@@ -1,4 +1,4 @@
-import type { ExecutionStep, MemoryCategory } from "@cg/schema";
+import type { ExecutionStep, MemoryCategory } from "@cg/schema/core";
 
 /**
  * Memory category implied by an execution step (spec §15.5): backward → gradient, optimizer →

@@ -1,6 +1,6 @@
 // Element size by dtype label (spec §15.1). Labels are trimmed with the line reader's White_Space
 // set (spec §4.2: U+0085 trimmed, U+FEFF kept), which @cg/schema owns.
-import { trimTraceLine } from "@cg/schema";
+import { trimTraceLine } from "@cg/schema/core";
 
 /** Lower-cases A–Z only; every other character (full-width letters, Kelvin sign, …) is kept. */
 function asciiLowerCase(text: string): string {

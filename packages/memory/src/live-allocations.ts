@@ -9,7 +9,7 @@
 // rate: most of what a streaming summary promoted, which made its heap grow before each full
 // collection. Here tensor ids are mostly UTF-16 units in a typed column (slot-ids.ts) and
 // compared there, numbers are unboxed, devices are small codes, and the table only grows.
-import { MEMORY_CATEGORIES, type MemoryCategory, type U64 } from "@cg/schema";
+import { MEMORY_CATEGORIES, type MemoryCategory, type U64 } from "@cg/schema/core";
 import { grownCopy } from "./grown-copy.js";
 import type { PeakAllocation } from "./memory-analysis-types.js";
 import { SlotIds } from "./slot-ids.js";

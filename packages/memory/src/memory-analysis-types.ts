@@ -1,4 +1,4 @@
-import type { MemoryCategory, U64 } from "@cg/schema";
+import type { MemoryCategory, U64 } from "@cg/schema/core";
 
 /** Bytes per category; only categories ever touched on the device, keys in byte order (spec §11). */
 export type CategoryBytes = Partial<Record<MemoryCategory, U64>>;

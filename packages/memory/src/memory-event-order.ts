@@ -1,4 +1,4 @@
-import { compareCodePoints, compareU64, type MemoryEvent } from "@cg/schema";
+import { compareCodePoints, compareU64, type MemoryEvent } from "@cg/schema/core";
 
 type OrderedFields = Pick<MemoryEvent, "timestamp_ns" | "action" | "tensor_id">;
 

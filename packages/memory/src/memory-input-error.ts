@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema/core";
 
 export interface MemoryInputErrorOptions extends CgErrorOptions {
   /** Where the bad value was found, e.g. `shape[2]` or `memory[17].bytes`. */

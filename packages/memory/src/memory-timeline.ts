@@ -10,7 +10,7 @@ import {
   type MemoryEvent,
   subtractU64Saturating,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { LiveAllocations } from "./live-allocations.js";
 import type {
   CategoryBytes,

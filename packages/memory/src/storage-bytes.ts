@@ -1,6 +1,6 @@
 // Element count, dense bytes and resolution (spec §15.2–§15.4). These run on the writer's hot path:
 // while the running product stays a safe integer everything is plain-number arithmetic.
-import { normalizeU64, saturateU64, type U64, U64_MAX } from "@cg/schema";
+import { normalizeU64, saturateU64, type U64, U64_MAX } from "@cg/schema/core";
 import { dtypeSizeBytes } from "./dtype-size.js";
 import { MemoryInputError } from "./memory-input-error.js";
 

@@ -2,7 +2,7 @@
 // maxima in `@cg/parser`, live allocations here): numbers in a Float64Array while they are safe
 // integers, exact bigints beside it for the rare rows past 2^53 − 1 (NaN marks those rows in the
 // array). 8 bytes a row instead of a JavaScript number-or-bigint field on an object per row.
-import { normalizeU64, type U64 } from "@cg/schema";
+import { normalizeU64, type U64 } from "@cg/schema/core";
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 

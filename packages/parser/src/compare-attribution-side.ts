@@ -3,7 +3,7 @@
 // at the memory peak per (span path, category, op). Sizes follow distinct paths and signatures and
 // the allocations live at the peak, never the number of events.
 import type { MemoryAnalysis } from "@cg/memory";
-import type { MemoryCategory, U64 } from "@cg/schema";
+import type { MemoryCategory, U64 } from "@cg/schema/core";
 import { formatShape } from "./operator-stats.js";
 
 /** An exact sum of u64 values: doubles while safe, a bigint beyond. */

@@ -1,7 +1,7 @@
 // The attribution of a comparison: which spans, ops, categories and allocations explain the change
 // of the measured time and of the memory peak. Every figure is an exact integer; in each half the
 // named parts, `unmatched` and `other` add up to the measured delta exactly.
-import type { MemoryCategory } from "@cg/schema";
+import type { MemoryCategory } from "@cg/schema/core";
 import type { SignedInteger } from "./signed-integer.js";
 
 /** How a part was matched across the traces: by the same span path, by the path with its numbers masked, or by op signature (or category and op) alone. */

@@ -2,7 +2,7 @@
 // delta over what was live at each peak. Parts are matched by span path, then by the path with its
 // numbers masked (an update number in a span name), then by op signature (or category and op);
 // the largest become named parts, the rest `other`, and one-sided parts `unmatched`.
-import { MEMORY_CATEGORIES, type MemoryCategory } from "@cg/schema";
+import { MEMORY_CATEGORIES, type MemoryCategory } from "@cg/schema/core";
 import { type MatchedPart, maskNumbers, matchParts, type SidePart } from "./compare-attribution-match.js";
 import {
   KeySpace,

@@ -4,7 +4,7 @@
 // While a trace is read, memory is the streaming summary's (its span table serves the per-path
 // totals too), a few typed columns per span and a row per operator (no per-op durations: a
 // comparison needs no percentiles).
-import type { EventKind } from "@cg/schema";
+import type { EventKind } from "@cg/schema/core";
 import { type CompareOptions, type Comparison, compareSidesWith } from "./compare-traces.js";
 import type { ComparisonSide } from "./comparison-side.js";
 import { ComparisonSideFold } from "./comparison-side-fold.js";

@@ -1,7 +1,7 @@
 // Comparison of two traces (spec §16 "Comparison"): comparability rules, total and peak deltas,
 // span deltas by semantic path, gradient changes.
 
-import { compareCodePoints, type U64, u64ToBigInt } from "@cg/schema";
+import { compareCodePoints, type U64, u64ToBigInt } from "@cg/schema/core";
 import { attributeComparison } from "./compare-attribution.js";
 import type { AttributionSide } from "./compare-attribution-side.js";
 import type { ComparisonAttribution } from "./compare-attribution-types.js";

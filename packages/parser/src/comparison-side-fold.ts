@@ -1,7 +1,7 @@
 // The figures of one comparison side folded from its events, for a stream and a document alike:
 // per-path span totals, gradient facts and the attribution inputs. The spans are those of the
 // summarizer's own table (handed over with `spans.use` before the first event).
-import type { ColumnBatch, FieldColumn, KindColumns, TraceEvent, U64 } from "@cg/schema";
+import type { ColumnBatch, FieldColumn, KindColumns, TraceEvent, U64 } from "@cg/schema/core";
 import { type AttributionSide, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
 import {
   addGradient,

@@ -1,6 +1,6 @@
 // What a comparison needs of one trace, and the keys its span and gradient figures go by: shared by
 // the document and the streamed sides.
-import type { GradientEvent, GradientState, RunMetadata, U64 } from "@cg/schema";
+import type { GradientEvent, GradientState, RunMetadata, U64 } from "@cg/schema/core";
 import type { AttributionSide } from "./compare-attribution-side.js";
 import type { OperatorTable } from "./operator-stats.js";
 import type { SpanCost } from "./span-cost.js";

@@ -1,6 +1,6 @@
 // The streaming summary of a document: its events folded through the one summarizer, so a
 // document's health, summary and memory figures are those of its stream.
-import type { TraceEvent } from "@cg/schema";
+import type { TraceEvent } from "@cg/schema/core";
 import { foldDocument } from "./fold-document.js";
 import { IdTable } from "./id-table.js";
 import type { SpanTable } from "./span-table.js";

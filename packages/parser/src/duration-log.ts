@@ -3,7 +3,7 @@
 // a typed array object and its partly empty tail per row, which dominated tables grouped by span
 // path (tens of thousands of rows). The durations of the rows that are printed are gathered once,
 // at the end.
-import type { U64 } from "@cg/schema";
+import type { U64 } from "@cg/schema/core";
 
 /** Ops per chunk (768 KiB of durations and rows). */
 const CHUNK = 1 << 16;

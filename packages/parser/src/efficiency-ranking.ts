@@ -1,7 +1,7 @@
 // The "efficiency" query (spec §16): ops by output storage bytes per nanosecond of their duration,
 // the best `limit` kept while the ops go by, for a stream and a document alike.
 import { resolveStorageBytes } from "@cg/memory";
-import type { OpEvent, TraceEvent } from "@cg/schema";
+import type { OpEvent, TraceEvent } from "@cg/schema/core";
 import { IdTable } from "./id-table.js";
 import { type OpCost, opCost } from "./op-cost.js";
 

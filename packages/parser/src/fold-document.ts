@@ -1,6 +1,6 @@
 // A document's events fed to a streaming fold, so that every analysis of a document is the
 // analysis of its stream: one implementation per figure, whatever holds the events.
-import type { TraceEvent } from "@cg/schema";
+import type { TraceEvent } from "@cg/schema/core";
 import { documentEvents } from "./serialize-document.js";
 import type { TraceDocument } from "./trace-document.js";
 

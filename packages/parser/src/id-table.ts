@@ -6,7 +6,7 @@
 // (rare in ids) go to an ordinary Map beside the arena.
 
 import { grownCopy } from "@cg/memory";
-import { compareCodePoints } from "@cg/schema";
+import { compareCodePoints } from "@cg/schema/core";
 
 const EMPTY = 0;
 /**

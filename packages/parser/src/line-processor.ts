@@ -23,7 +23,7 @@ import {
   readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import type { IdTable } from "./id-table.js";
 import { decodeUtf8Line, decodeUtf8Lines, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";

@@ -3,7 +3,7 @@
 // `analyzeMemory` on the whole document would make it. Points are handed to the caller and not
 // kept, so memory stays bounded by the window and the live allocations.
 import { type MemoryAnalysis, MemoryTimeline, type MemoryTimelinePoint } from "@cg/memory";
-import type { DeviceMemoryEvent, ExecutionStep, MemoryEvent } from "@cg/schema";
+import type { DeviceMemoryEvent, ExecutionStep, MemoryEvent } from "@cg/schema/core";
 import { MemoryReorderWindow } from "./reorder-window.js";
 
 export interface MemoryTimelineStreamOptions {

@@ -1,6 +1,6 @@
 // Reading an op's values straight from a batch's op columns (no event object): where its fields
 // are, its shape as a list, and the shape's text as the operator table shows it.
-import { EVENT_KINDS, EVENT_LAYOUTS, EXACT_U64, type FieldColumn, type U64 } from "@cg/schema";
+import { EVENT_KINDS, EVENT_LAYOUTS, EXACT_U64, type FieldColumn, type U64 } from "@cg/schema/core";
 
 export const OP_CODE = EVENT_KINDS.indexOf("op");
 

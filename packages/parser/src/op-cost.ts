@@ -1,6 +1,6 @@
 // An op as `queryTrace` lists it: a graph node with its own cost. Both the document queries and the
 // streaming rankings build it, so it lives apart from either.
-import type { OpEvent, U64 } from "@cg/schema";
+import type { OpEvent, U64 } from "@cg/schema/core";
 
 /** An op as a graph node: id `<span_id>/op/<n>` with n its 0-based order within its span. */
 export interface OpCost {

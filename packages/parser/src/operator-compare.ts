@@ -1,6 +1,6 @@
 // Per-operator deltas between two traces: what got slower, what runs more often, and which
 // operators appeared or disappeared (a fused kernel replacing two, a cast that crept in).
-import type { U64 } from "@cg/schema";
+import type { U64 } from "@cg/schema/core";
 import type { OperatorGroupField, OperatorRows, OperatorStats, OperatorTable } from "./operator-stats.js";
 
 /** A difference of two u64 values: a number when it fits, else a bigint. */

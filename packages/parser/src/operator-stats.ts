@@ -10,7 +10,7 @@ import type {
   SpanStartEvent,
   TraceEvent,
   U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { DurationLog } from "./duration-log.js";
 import { OP_CODE, OP_FIELD, ShapeText, shapeOf } from "./op-columns.js";
 import type { TraceDocument } from "./trace-document.js";

@@ -1,6 +1,6 @@
 // Drives any trace source through a LineProcessor: in-memory text and bytes at once, files and
 // streams a chunk at a time, with read failures turned into TraceParseErrors that name the file.
-import type { ColumnBatch } from "@cg/schema";
+import type { ColumnBatch } from "@cg/schema/core";
 import { type EventSink, LineProcessor, type ReadOptions } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece, TextLineSplitter } from "./line-splitter.js";
 import { TraceParseError } from "./trace-parse-error.js";

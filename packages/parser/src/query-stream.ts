@@ -12,7 +12,7 @@ import {
   type GradientEvent,
   type GradientState,
   type TraceEvent,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { EFFICIENCY_NOTE, EfficiencyRanking } from "./efficiency-ranking.js";
 import type { HealthReport } from "./health-issue.js";
 import type { ReadOptions } from "./line-processor.js";

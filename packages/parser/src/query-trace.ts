@@ -1,7 +1,13 @@
 // Queries matching the reference CLI's `query --kind` (spec §16) over a document: the rankings are
 // those of its stream (its events folded through the summarizer and the efficiency ranking).
 import { analyzeMemory, type MemoryAnalysis } from "@cg/memory";
-import { type EdgeEvent, type GradientEvent, type GradientState, type U64, u64ToBigInt } from "@cg/schema";
+import {
+  type EdgeEvent,
+  type GradientEvent,
+  type GradientState,
+  type U64,
+  u64ToBigInt,
+} from "@cg/schema/core";
 import { documentSummary } from "./document-summary.js";
 import { EFFICIENCY_NOTE, type EfficiencyEntry, EfficiencyRanking } from "./efficiency-ranking.js";
 import type { OpCost } from "./op-cost.js";

@@ -4,7 +4,7 @@
 // whole file before the range, so they are left to the merge. A range with any line that does not
 // decode is only marked `failed`: the merge reads it again itself, where line numbers and the
 // strict/lenient rules are known, so errors and diagnostics come out exactly as a sequential read's.
-import { ColumnBatch, type ColumnBatchMessage } from "@cg/schema";
+import { ColumnBatch, type ColumnBatchMessage } from "@cg/schema/core";
 import { LineProcessor } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece } from "./line-splitter.js";
 import { StructureChecker } from "./structure-checker.js";

@@ -3,7 +3,7 @@
 // order-dependent through the same line processor and summary fold as a sequential read: the
 // ordering rules (meta first, duplicate and unknown span ids), line and record numbers, strict
 // errors and lenient diagnostics, the memory reorder window. So the result is the sequential one.
-import { ColumnBatch } from "@cg/schema";
+import { ColumnBatch } from "@cg/schema/core";
 import type { LineProcessor } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece } from "./line-splitter.js";
 import { createColumnProcessor } from "./process-chunks.js";

@@ -2,7 +2,7 @@
 // errors), but canonical lines are decoded from the bytes straight into a ColumnBatch's typed
 // columns (no event object), and the other lines' events from the text tiers are appended to the
 // same columns. One batch is reused: it is valid until the iteration goes on.
-import { ColumnBatch } from "@cg/schema";
+import { ColumnBatch } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
 import { createColumnProcessor, processChunks } from "./process-chunks.js";
 import type { TraceSource } from "./trace-source.js";

@@ -1,4 +1,4 @@
-import type { TraceEvent } from "@cg/schema";
+import type { TraceEvent } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
 import { createProcessor, processChunks } from "./process-chunks.js";
 import type { TraceSource } from "./trace-source.js";

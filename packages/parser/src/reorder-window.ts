@@ -17,7 +17,13 @@
 // garbage at the event rate and inflated the streaming summary's RSS. For the same reason tensor
 // ids are held as UTF-16 units (`SlotIds`) and rebuilt as a string on release.
 import { grownCopy, SlotIds } from "@cg/memory";
-import { compareCodePoints, compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema";
+import {
+  compareCodePoints,
+  compareU64,
+  MEMORY_CATEGORIES,
+  type MemoryEvent,
+  type U64,
+} from "@cg/schema/core";
 
 /** Receives events in analysis order. */
 export type AnalysisSink = (event: MemoryEvent) => void;
@@ -249,6 +255,8 @@ export class MemoryReorderWindow {
   }
 
   #timeOf(slot: number): U64 {
+    // The side map is nearly always empty: no hash lookup per event then.
+    if (this.#bigTimestamp.size === 0) return this.#timestamp[slot] as number;
     return this.#bigTimestamp.get(slot) ?? (this.#timestamp[slot] as number);
   }
 
@@ -367,7 +375,10 @@ export class MemoryReorderWindow {
     this.#lastAnalysedTime = timestamp;
     this.#lastAnalysedAlloc = alloc;
     this.#lastAnalysedTensorId = tensorId;
-    const bytes = this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number);
+    const bytes =
+      this.#bigBytes.size === 0
+        ? (this.#bytes[slot] as number)
+        : (this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number));
     const spanId = this.#spanId[slot] as string;
     const device = this.#device[slot] as string;
     const opName = this.#opName[slot];

@@ -1,6 +1,6 @@
 // Re-serialisation of a document (spec §4.5, §9.3): meta; each span (id order) as span_start then
 // span_end if closed; then ops, tensors, memory, device memory, gradients and edges in their order.
-import { encodeTraceEvent, type SpanStartEvent, type TraceEvent } from "@cg/schema";
+import { encodeTraceEvent, type SpanStartEvent, type TraceEvent } from "@cg/schema/core";
 import type { SpanRecord, TraceDocument } from "./trace-document.js";
 
 function spanStart(span: SpanRecord): SpanStartEvent {

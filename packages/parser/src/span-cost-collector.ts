@@ -10,7 +10,7 @@ import {
   type TraceEvent,
   type U64,
   U64_MAX,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { IdTable } from "./id-table.js";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import { SpanTable } from "./span-table.js";

@@ -1,6 +1,6 @@
 // What a span costs (spec §16 "Graph"): the figures of one span, shared by the document and the
 // streamed cost tables.
-import type { ExecutionStep, SpanKind, U64 } from "@cg/schema";
+import type { ExecutionStep, SpanKind, U64 } from "@cg/schema/core";
 
 export interface SpanCost {
   id: string;

@@ -3,7 +3,7 @@
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
 import { grownCopy } from "@cg/memory";
-import { normalizeU64, type U64, U64_MAX } from "@cg/schema";
+import { normalizeU64, type U64, U64_MAX } from "@cg/schema/core";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import type { SpanTable } from "./span-table.js";

@@ -11,7 +11,7 @@ import {
   type SpanKind,
   type SpanStartEvent,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { IdTable } from "./id-table.js";
 import type { SpanRecord } from "./trace-document.js";
 

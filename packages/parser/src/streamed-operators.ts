@@ -6,7 +6,7 @@ import {
   type KindColumns,
   type TraceEvent,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
 import { OperatorAccumulator, type OperatorGroupField, type OperatorTable } from "./operator-stats.js";
 import { readTraceBatches } from "./read-trace-batches.js";

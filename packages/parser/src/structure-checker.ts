@@ -1,7 +1,7 @@
 // Walk-stage and final-stage rules of spec §8.3. State is the started span ids, interned into a
 // compact table (each span's row is its id's index), and one bit per span for "ended", which the
 // duplicate rules need; nothing else of the file is kept.
-import { type MetaEvent, SCHEMA, type TraceEvent } from "@cg/schema";
+import { type MetaEvent, SCHEMA, type TraceEvent } from "@cg/schema/core";
 import { BitSet, IdTable } from "./id-table.js";
 import { TraceParseError } from "./trace-parse-error.js";
 

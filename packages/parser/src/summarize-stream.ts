@@ -2,7 +2,7 @@
 // decodes canonical lines straight into column batches (read-column-batches.ts), and each batch is
 // folded into the one summarizer (summary-fold.ts, trace-summarizer.ts). `summarizeStream` and
 // `summarizeColumns` are the same read; the second also hands each batch to its caller.
-import { ColumnBatch, type EventKind, type TraceEvent } from "@cg/schema";
+import { ColumnBatch, type EventKind, type TraceEvent } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
 import { createColumnProcessor, processChunks } from "./process-chunks.js";
 import type { SpanTable } from "./span-table.js";

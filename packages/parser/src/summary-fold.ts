@@ -12,7 +12,7 @@ import {
   type OpEvent,
   type TraceEvent,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import type { TraceSummarizer } from "./trace-summarizer.js";
 
 /** What the fold needs of a summary's options. */

@@ -12,7 +12,7 @@ import {
   type TensorEvent,
   type TraceEvent,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import type { TraceParseError } from "./trace-parse-error.js";
 
 /** One span, built from its `span_start` and (if seen) `span_end` (spec §9.2). */

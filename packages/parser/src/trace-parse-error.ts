@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails, type LineErrorCode } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails, type LineErrorCode } from "@cg/schema/core";
 
 /**
  * Stable codes of reader failures. Line-stage codes come from `decodeTraceLine` of @cg/schema

@@ -11,7 +11,7 @@ import {
   type MemoryTimelinePoint,
   resolveStorageBytes,
 } from "@cg/memory";
-import { normalizeU64, type RunMetadata, type TraceEvent, type U64 } from "@cg/schema";
+import { normalizeU64, type RunMetadata, type TraceEvent, type U64 } from "@cg/schema/core";
 import { AllocationPairing } from "./allocation-pairing.js";
 import {
   type HealthIssue,

@@ -1,5 +1,5 @@
 // What a trace summary holds (spec §10), for a document and a stream alike.
-import type { U64 } from "@cg/schema";
+import type { U64 } from "@cg/schema/core";
 
 export interface SpanSelfTime {
   id: string;

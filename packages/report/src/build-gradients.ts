@@ -1,4 +1,4 @@
-import type { GradientEvent } from "@cg/schema";
+import type { GradientEvent } from "@cg/schema/core";
 import type { ReportLimits } from "./report-limits.js";
 import type { GradientRow, GradientTable } from "./report-payload.js";
 

@@ -1,5 +1,5 @@
 import type { MemoryAnalysis } from "@cg/memory";
-import { compareCodePoints } from "@cg/schema";
+import { compareCodePoints } from "@cg/schema/core";
 import { toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { DeviceMemorySeries, MemoryReport, MemorySeries } from "./report-payload.js";

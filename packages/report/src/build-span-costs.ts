@@ -1,4 +1,4 @@
-import { saturateU64, u64ToBigInt } from "@cg/schema";
+import { saturateU64, u64ToBigInt } from "@cg/schema/core";
 import { toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { SpanCostTable } from "./report-payload.js";

@@ -1,6 +1,6 @@
 import { resolveStorageBytes } from "@cg/memory";
-import type { OpEvent } from "@cg/schema";
-import { saturateU64, u64ToBigInt } from "@cg/schema";
+import type { OpEvent } from "@cg/schema/core";
+import { saturateU64, u64ToBigInt } from "@cg/schema/core";
 import { approximate, toExact } from "./exact-number.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { TimelineOp, TimelineReport, TimelineSpan } from "./report-payload.js";

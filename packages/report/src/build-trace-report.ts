@@ -1,4 +1,4 @@
-import { compareCodePoints, type RunMetadata } from "@cg/schema";
+import { compareCodePoints, type RunMetadata } from "@cg/schema/core";
 import { buildFindings } from "./build-findings.js";
 import { buildMemoryReport } from "./build-memory.js";
 import { buildOperatorReport } from "./build-operators.js";

@@ -1,5 +1,5 @@
 import type { MemoryTimelinePoint } from "@cg/memory";
-import type { DeviceMemoryEvent } from "@cg/schema";
+import type { DeviceMemoryEvent } from "@cg/schema/core";
 import { approximate } from "./exact-number.js";
 import { MaxDownsampler } from "./max-downsampler.js";
 import type { ReportLimits } from "./report-limits.js";

@@ -1,5 +1,5 @@
 import type { SpanCost, SpanRecord } from "@cg/parser";
-import type { ExecutionStep, SpanKind, U64 } from "@cg/schema";
+import type { ExecutionStep, SpanKind, U64 } from "@cg/schema/core";
 
 /**
  * Every span's cost, row by row, as the report reads it: `SpanCostColumns` of @cg/parser for a

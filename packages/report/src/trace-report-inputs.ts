@@ -1,6 +1,6 @@
 import type { MemoryAnalysis, MemoryTimelinePoint } from "@cg/memory";
 import type { HealthReport, OperatorTable, TraceSummary } from "@cg/parser";
-import type { DeviceMemoryEvent, RunMetadata } from "@cg/schema";
+import type { DeviceMemoryEvent, RunMetadata } from "@cg/schema/core";
 import type { GradientCollector } from "./build-gradients.js";
 import type { MaxDownsampler } from "./max-downsampler.js";
 import type { ReportSpans } from "./report-spans.js";

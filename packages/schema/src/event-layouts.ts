@@ -11,7 +11,7 @@ import {
   MEMORY_CATEGORIES,
   SPAN_KINDS,
   TIMING_MODES,
-} from "./enums.js";
+} from "./wire-enums.js";
 
 /**
  * How a value is written on the wire:

@@ -27,7 +27,6 @@ import {
   u64Checked,
   unknownVariant,
 } from "./decode-values.js";
-import { EVENT_KINDS } from "./enums.js";
 import { EVENT_LAYOUTS, type EventLayoutTable, type FieldLayout, type WireType } from "./event-layouts.js";
 import { eventReturnSource } from "./event-literal-source.js";
 import type { TraceEvent } from "./events.js";
@@ -38,6 +37,7 @@ import {
   sourceString,
 } from "./generated-function.js";
 import { LineFailure } from "./line-decode-error.js";
+import { EVENT_KINDS } from "./wire-enums.js";
 
 /**
  * The compact-text tier's proof (see decodeCompactText), computed once per line after every known

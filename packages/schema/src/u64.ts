@@ -1,17 +1,11 @@
-import { z } from "zod";
-
 /** Largest value of a wire u64 field: 2^64 − 1. */
 export const U64_MAX = 18446744073709551615n;
 
 /**
  * A wire u64 value. Values up to `Number.MAX_SAFE_INTEGER` are plain numbers; larger ones are
  * exact `bigint`s, so nothing is ever rounded (spec §5.2). Decoders normalise: a value that fits in
- * a safe integer is always a `number`.
+ * a safe integer is always a `number`. Its zod schema is in u64-schema.ts.
  */
-export const U64 = z.union([
-  z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  z.bigint().min(0n).max(U64_MAX),
-]);
 export type U64 = number | bigint;
 
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);

@@ -3,7 +3,7 @@
 // schemas from the table costs nothing per line.
 import { z } from "zod";
 import type { EventLayout, FieldLayout } from "./event-layouts.js";
-import { U64 } from "./u64.js";
+import { U64 } from "./u64-schema.js";
 
 /** Optional key with no default: JSON `null` reads as absent (spec §2.1). */
 function absentWhenNull<T extends z.ZodType>(schema: T) {

@@ -1,7 +1,7 @@
 // The columns of each event table, derived from @cg/schema's declarative wire layout
 // (`EVENT_LAYOUTS`, one row per key in canonical order): a wire field added there becomes a column
 // here without a second list to keep in step.
-import type { EventLayout, WireType } from "@cg/schema";
+import type { EventLayout, WireType } from "@cg/schema/core";
 
 /** SQL type of a column, as DuckDB spells it. */
 export type SqlType =

@@ -21,7 +21,7 @@ import {
   type KindColumns,
   type TraceEvent,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { SqlError } from "./sql-error.js";
 import { CHUNK_ROWS, type TableRows } from "./table-rows.js";
 import { TABLE_OF_KIND, type TableName } from "./tables.js";

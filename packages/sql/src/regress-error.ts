@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema/core";
 
 export type RegressErrorCode = "too_few_runs" | "not_comparable" | "missing_order_tag" | "bad_option";
 

@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema/core";
 
 export type SqlErrorCode =
   | "no_traces"

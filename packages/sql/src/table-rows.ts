@@ -11,7 +11,7 @@ import {
   type FieldColumn,
   type KindColumns,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { type ColumnBuffer, type ColumnData, columnBuffer } from "./column-buffer.js";
 import type { Table } from "./tables.js";
 

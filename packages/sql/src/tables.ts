@@ -1,7 +1,7 @@
 // The dataset's tables (layout `cg-dataset/1`): one per event kind plus `runs`. Event columns come
 // from @cg/schema's wire layout table; only the columns a table adds beyond the wire fields are
 // listed here.
-import { EVENT_LAYOUTS, type EventKind } from "@cg/schema";
+import { EVENT_LAYOUTS, type EventKind } from "@cg/schema/core";
 import { type Column, columnsOfEvent } from "./event-columns.js";
 
 /** Version of the dataset layout, recorded in every exported dataset. */

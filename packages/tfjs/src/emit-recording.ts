@@ -1,5 +1,5 @@
 import { categoryForStep } from "@cg/memory";
-import type { MemoryCategory } from "@cg/schema";
+import type { MemoryCategory } from "@cg/schema/core";
 import type { MemoryRecord, TraceRecorder } from "@cg/writer";
 import { tfjsStorageBytes, traceDtypeLabel } from "./dtype-label.js";
 import type { TensorLike, VariableLike } from "./engine-internals.js";

@@ -1,4 +1,4 @@
-import type { GradientState } from "@cg/schema";
+import type { GradientState } from "@cg/schema/core";
 
 export interface GradientFact {
   state: GradientState;

@@ -1,4 +1,4 @@
-import type { ExecutionStep } from "@cg/schema";
+import type { ExecutionStep } from "@cg/schema/core";
 import type { SpanHandle, TraceRecorder } from "@cg/writer";
 import { engine as tfjsEngine } from "@tensorflow/tfjs";
 import { type CaptureSummary, emitRecording } from "./emit-recording.js";

@@ -1,4 +1,4 @@
-import type { ExecutionStep } from "@cg/schema";
+import type { ExecutionStep } from "@cg/schema/core";
 import type { DataInfo, KernelResult, TensorLike } from "./engine-internals.js";
 
 // What the hooks collect while a step runs: raw references and clock readings only, so the hot path

@@ -1,4 +1,4 @@
-import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema";
+import { brandCheck, CgError, type CgErrorOptions } from "@cg/schema/core";
 
 export type TfjsProfilerErrorCode = "capture_active" | "capture_not_active" | "invalid_option";
 

@@ -1,4 +1,4 @@
-import type { U64 } from "@cg/schema";
+import type { U64 } from "@cg/schema/core";
 import { NOOP_SESSION } from "./noop-session.js";
 import type { TraceRecorder } from "./trace-recorder.js";
 import { WriterInputError } from "./writer-input-error.js";

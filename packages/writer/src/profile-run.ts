@@ -4,7 +4,7 @@ import {
   subtractU64Saturating,
   type TimingMode,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 
 /** The provenance fields of a run (spec §13.1), named as on the wire. */
 export interface ProfileRunFields {

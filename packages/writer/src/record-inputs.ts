@@ -1,4 +1,4 @@
-import type { EventLayouts } from "@cg/schema";
+import type { EventLayouts } from "@cg/schema/core";
 import type { RecordOfLayout } from "./record-of-layout.js";
 
 // Inputs of the record methods: camelCase option objects derived from the wire layout table; the

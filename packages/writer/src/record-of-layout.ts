@@ -3,7 +3,7 @@
 // table is a key of the record without an edit here. Only what the writer supplies itself is
 // named: keys it always writes (the span id, the memory action) and keys it fills in when absent
 // (a clock reading).
-import type { EventLayout, U64 } from "@cg/schema";
+import type { EventLayout, U64 } from "@cg/schema/core";
 
 /** `input_storage_bytes` → `inputStorageBytes`. */
 export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`

@@ -1,4 +1,4 @@
-import type { ExecutionStep } from "@cg/schema";
+import type { ExecutionStep } from "@cg/schema/core";
 import type { SpanHandle } from "./span-handle.js";
 
 /** The session side of a guard (kept as an interface so guards do not import the session). */

@@ -1,4 +1,4 @@
-import type { DeviceMemorySink, ExecutionStep, GradientState, SpanKind } from "@cg/schema";
+import type { DeviceMemorySink, ExecutionStep, GradientState, SpanKind } from "@cg/schema/core";
 import type { MemoryRecord, OpRecord, TensorRecord } from "./record-inputs.js";
 import type { SpanHandle, SpanRef } from "./span-handle.js";
 

@@ -8,7 +8,7 @@ import {
   type MemoryAction,
   type SpanKind,
   type U64,
-} from "@cg/schema";
+} from "@cg/schema/core";
 import { LineEmitter } from "./line-emitter.js";
 import { MemorySink } from "./memory-sink.js";
 import { outOfLine } from "./out-of-line.js";

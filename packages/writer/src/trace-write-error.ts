@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema/core";
 
 export interface TraceWriteErrorOptions extends CgErrorOptions {
   /** Where the trace was being written: a file path, or a sink's description. */

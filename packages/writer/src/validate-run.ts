@@ -1,4 +1,4 @@
-import { EXECUTION_PHASES, type MetaEvent, SCHEMA, TIMING_MODES } from "@cg/schema";
+import { EXECUTION_PHASES, type MetaEvent, SCHEMA, TIMING_MODES } from "@cg/schema/core";
 import type { ProfileRunFields } from "./profile-run.js";
 import { booleanText, enumText, jsonString, u64Text } from "./serialize/json-parts.js";
 import { TraceSessionError } from "./trace-session-error.js";

@@ -1,4 +1,4 @@
-import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema";
+import { brandCheck, type CgErrorOptions, cgErrorWithDetails } from "@cg/schema/core";
 
 export interface WriterInputErrorOptions extends CgErrorOptions {
   /** The offending input field, camelCase as passed (e.g. `durationNs`, `shape[1]`, `tags.batch`). */

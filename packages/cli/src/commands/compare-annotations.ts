@@ -1,7 +1,7 @@
 // `compare --format github`: workflow commands GitHub Actions turns into annotations on the run
 // (`::error title=…::message`). Values are escaped as the runner expects, after control characters
 // (names come from the traces) are made visible.
-import { type Comparison, formatSignedBytes, formatSignedNs, type GateCheck } from "@cg/trace";
+import { type Comparison, formatSignedBytes, formatSignedNs, type GateCheck } from "@cg/parser";
 import { escapeControl } from "../format/escape-control.js";
 
 const escapeData = (text: string): string =>

@@ -2,13 +2,13 @@ import {
   type Comparison,
   ComparisonInputError,
   formatAttribution,
-  formatU64,
   type GateRule,
   OPERATOR_GROUP_FIELDS,
   operatorLabel,
   parseGateRules,
   type SignedInteger,
-} from "@cg/trace";
+} from "@cg/parser";
+import { formatU64 } from "@cg/schema/core";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";

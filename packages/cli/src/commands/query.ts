@@ -3,7 +3,7 @@ import {
   type OperatorGroupField,
   QUERY_KINDS,
   type StreamedQueryResults,
-} from "@cg/trace";
+} from "@cg/parser";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";

@@ -1,4 +1,4 @@
-import type { TraceParseError } from "@cg/trace";
+import type { TraceParseError } from "@cg/parser";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { escapeControl } from "../format/escape-control.js";

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
+import { TraceParseError } from "@cg/parser";
 import { renderStreamedReport } from "@cg/report";
-import { TraceParseError } from "@cg/trace";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";

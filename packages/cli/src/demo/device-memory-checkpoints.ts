@@ -1,6 +1,6 @@
 import { freemem } from "node:os";
-import type { TraceRecorder } from "@cg/trace";
 import { openProbe } from "@cg/trace/cuda";
+import type { TraceRecorder } from "@cg/writer";
 
 /** What the demo could observe of device memory. */
 export interface DeviceMemoryStatus {

@@ -1,10 +1,6 @@
-import {
-  categoryForStep,
-  type ExecutionStep,
-  type MemoryCategory,
-  type SpanHandle,
-  type TraceRecorder,
-} from "@cg/trace";
+import { categoryForStep } from "@cg/memory";
+import type { ExecutionStep, MemoryCategory } from "@cg/schema/core";
+import type { SpanHandle, TraceRecorder } from "@cg/writer";
 
 /** A dense f32 tensor of the demo with its trace identity. */
 export interface TrackedTensor {

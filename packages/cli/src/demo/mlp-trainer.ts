@@ -1,4 +1,5 @@
-import type { GradientState, TraceRecorder } from "@cg/trace";
+import type { GradientState } from "@cg/schema/core";
+import type { TraceRecorder } from "@cg/writer";
 import { InstrumentedOps, type TrackedTensor } from "./instrumented-ops.js";
 import { SeededRandom } from "./seeded-random.js";
 import {

@@ -1,13 +1,7 @@
 import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CaptureGate,
-  ProfileRun,
-  parseTrace,
-  readTraceEvents,
-  type TraceDocument,
-  TraceSession,
-} from "@cg/trace";
+import { parseTrace, readTraceEvents, type TraceDocument } from "@cg/parser";
+import { CaptureGate, ProfileRun, TraceSession } from "@cg/writer";
 import { temporaryPathFor, writeFileAtomic } from "../atomic-write.js";
 import { CliError } from "../cli-error.js";
 import { ExitCode } from "../exit-codes.js";

@@ -36,7 +36,7 @@ export function addBias(x: Float32Array, bias: Float32Array, m: number, n: numbe
 }
 
 export function relu(x: Float32Array): Float32Array {
-  return x.map((value) => (value > 0 ? value : 0));
+  return x.map((value) => Math.max(value, 0));
 }
 
 /** Gradient of relu: passes `upstream` where the pre-activation was positive. */

@@ -1,4 +1,4 @@
-import { formatU64, type U64, u64ToBigInt } from "@cg/trace";
+import { formatU64, type U64, u64ToBigInt } from "@cg/schema/core";
 
 const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"] as const;
 

@@ -1,4 +1,4 @@
-import { type MemoryCategory, saturateU64 } from "@cg/trace";
+import { type MemoryCategory, saturateU64 } from "@cg/schema/core";
 import type { MemoryRecord } from "./memory-event-sorter.js";
 
 /** One counter sample: a counter track name and its new value. */

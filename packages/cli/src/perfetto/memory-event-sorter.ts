@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { compareCodePoints, type MemoryCategory, normalizeU64 } from "@cg/trace";
+import { compareCodePoints, type MemoryCategory, normalizeU64 } from "@cg/schema/core";
 import { writeAll } from "../atomic-write.js";
 import { cleanupOnInterrupt } from "../interrupt-cleanup.js";
 

@@ -1,4 +1,4 @@
-import { formatU64, type U64 } from "@cg/trace";
+import { formatU64, type U64 } from "@cg/schema/core";
 
 /**
  * Nanoseconds as a decimal microsecond literal, exactly: 5000 → `5`, 1234 → `1.234`, 1 → `0.001`.

@@ -1,4 +1,5 @@
-import { type MetaEvent, resolveStorageBytes, type TraceEvent, u64ToBigInt } from "@cg/trace";
+import { resolveStorageBytes } from "@cg/memory";
+import { type MetaEvent, type TraceEvent, u64ToBigInt } from "@cg/schema/core";
 import { MemoryCounters } from "./memory-counters.js";
 import { MemoryEventSorter } from "./memory-event-sorter.js";
 import { microsecondsText } from "./microseconds.js";

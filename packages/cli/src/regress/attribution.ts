@@ -2,7 +2,7 @@
 // representative baseline run, by the same attribution `cg-trace compare` gives (step-time parts
 // and peak-memory parts that add up to the deltas exactly).
 import { existsSync } from "node:fs";
-import type { Comparison, ComparisonAttribution } from "@cg/trace";
+import type { Comparison, ComparisonAttribution } from "@cg/parser";
 import type { CliContext } from "../cli-context.js";
 import { CliError } from "../cli-error.js";
 import { streamComparison } from "../trace-input.js";

@@ -1,7 +1,8 @@
 // `cg-trace regress` output: the verdict table and the attribution of each flagged change as text,
 // and the same as GitHub Actions workflow commands (`--format ci`).
+
+import { formatAttribution } from "@cg/parser";
 import type { RegressMetric, RegressReport } from "@cg/sql";
-import { formatAttribution } from "@cg/trace";
 import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
 import { renderColumns, renderFacts } from "../format/table.js";

@@ -1,4 +1,4 @@
-import type { HealthReport } from "@cg/trace";
+import type { HealthReport } from "@cg/parser";
 import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
 

@@ -1,4 +1,5 @@
-import type { OperatorTable, U64 } from "@cg/trace";
+import type { OperatorTable } from "@cg/parser";
+import type { U64 } from "@cg/schema/core";
 import type { Style } from "../format/style.js";
 import { renderTable } from "../format/table.js";
 import { formatBytesShort, formatDuration } from "../format/units.js";

@@ -1,4 +1,5 @@
-import { formatU64, type QueryResult, type SpanCost } from "@cg/trace";
+import type { QueryResult, SpanCost } from "@cg/parser";
+import { formatU64 } from "@cg/schema/core";
 import type { Style } from "../format/style.js";
 import { renderColumns, renderFacts } from "../format/table.js";
 import { formatBytesShort, formatDuration } from "../format/units.js";

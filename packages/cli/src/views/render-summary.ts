@@ -1,4 +1,4 @@
-import { formatU64, MEMORY_CATEGORIES } from "@cg/trace";
+import { formatU64, MEMORY_CATEGORIES } from "@cg/schema/core";
 import { escapeControl } from "../format/escape-control.js";
 import type { Style } from "../format/style.js";
 import { renderColumns, renderFacts } from "../format/table.js";

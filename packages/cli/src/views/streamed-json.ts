@@ -1,7 +1,7 @@
 // Writes a result holding RowSources as JSON, byte for byte what `stringifyJson` gives for the same
 // result with arrays in their place, without ever holding a whole list: each row is serialised and
 // written in blocks as it is read.
-import { RowSource } from "@cg/trace";
+import { RowSource } from "@cg/parser";
 import { stringifyJson } from "../format/json-output.js";
 
 /** Output is handed to `write` in blocks of about this many characters. */

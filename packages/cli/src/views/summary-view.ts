@@ -1,7 +1,19 @@
+import { analyzeMemory, type MemoryAnalysis } from "@cg/memory";
+import {
+  analyzeHealth,
+  type HealthReport,
+  OperatorAccumulator,
+  type OperatorTable,
+  operatorTable,
+  queryTrace,
+  type SpanCost,
+  type StreamSummary,
+  summarize,
+  type TraceDocument,
+  type TraceSummary,
+} from "@cg/parser";
 import {
   addU64Saturating,
-  analyzeHealth,
-  analyzeMemory,
   type ColumnBatch,
   compareU64,
   type DeviceMemoryEvent,
@@ -9,21 +21,10 @@ import {
   type EventKind,
   GRADIENT_STATES,
   type GradientState,
-  type HealthReport,
-  type MemoryAnalysis,
-  OperatorAccumulator,
-  type OperatorTable,
-  operatorTable,
-  queryTrace,
   type RunMetadata,
-  type SpanCost,
-  type StreamSummary,
-  summarize,
-  type TraceDocument,
   type TraceEvent,
-  type TraceSummary,
   type U64,
-} from "@cg/trace";
+} from "@cg/schema/core";
 
 export interface DeviceMemoryView {
   device: string;

@@ -1,7 +1,7 @@
 // A streamed query result made small enough for a text table: lists that grow with the trace are
 // cut to TEXT_ROWS rows (the memory timeline is sampled evenly instead, so its shape stays), with a
 // note saying what was left out. On traces below the cap this is exactly the whole result.
-import type { QueryResult, RowSource, StreamedQueryResults } from "@cg/trace";
+import type { QueryResult, RowSource, StreamedQueryResults } from "@cg/parser";
 
 /** Most rows of one list in a text table; `--json` writes every row. */
 export const TEXT_ROWS = 10_000;

@@ -9,8 +9,8 @@
 // when only integers follow it (checked before the reading), else into a gap that is closed once the
 // rest of the line is written (timestamp-gap.ts).
 import { storageBytes } from "@cg/memory";
-import type { FieldLayout } from "@cg/schema";
 import { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "@cg/schema/codegen";
+import type { FieldLayout } from "@cg/schema/core";
 import {
   isDigits,
   isU64,

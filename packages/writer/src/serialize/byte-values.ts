@@ -1,7 +1,7 @@
 // Values on the byte fast path: ASCII strings with nothing to escape, integers and plain arrays.
 // Each writer returns the end offset, or -1 for anything it does not take (the caller then falls
 // back to the string serializers, which validate and name the field).
-import { U64_MAX } from "@cg/schema";
+import { U64_MAX } from "@cg/schema/core";
 import { billions } from "./integer-digits.js";
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;

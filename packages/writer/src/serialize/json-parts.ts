@@ -1,7 +1,7 @@
 // Field encoders shared by the per-kind serializers. Each one validates its value and returns the
 // JSON text, so a serializer builds the whole line before anything is written: bad input throws
 // a WriterInputError naming the field and leaves the trace untouched.
-import { encodeJsonString, U64_MAX } from "@cg/schema";
+import { encodeJsonString, U64_MAX } from "@cg/schema/core";
 import { WriterInputError } from "../writer-input-error.js";
 import { integerDigits } from "./integer-digits.js";
 

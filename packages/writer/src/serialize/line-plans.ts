@@ -3,7 +3,7 @@
 // which keys the session supplies (the span id, the memory action), which take the clock's time
 // when absent, and which are derived (spec §15.4). Every other key is the record's property of the
 // same name in camelCase (`op_name` → `opName`), which is also the field an input error names.
-import { EVENT_LAYOUTS, type EventLayout } from "@cg/schema";
+import { EVENT_LAYOUTS, type EventLayout } from "@cg/schema/core";
 
 export type ValueSource =
   /** `record[property]`. */

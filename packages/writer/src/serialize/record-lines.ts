@@ -1,7 +1,7 @@
 // The session's record lines, string and bytes, each derived from the layout table through its
 // line plan (line-plans.ts): text-lines.ts builds the string serializers, byte-lines.ts generates
 // the byte serializers. These are the entry points the session calls.
-import type { MemoryAction } from "@cg/schema";
+import type { MemoryAction } from "@cg/schema/core";
 import type { MemoryRecord, OpRecord, TensorRecord } from "../record-inputs.js";
 import { BYTE_LINES } from "./byte-lines.js";
 import { LINE_PLANS } from "./line-plans.js";

@@ -8,7 +8,7 @@
 //  - integers written afresh per span: the span's serial number (id `s<N>`), its parent's (an
 //    optional key, absent for the root), the clock reading or the duration.
 // The byte and string writers (span-line-writers.ts) are generated from these segments.
-import type { EventLayout, FieldLayout, WireType } from "@cg/schema";
+import type { EventLayout, FieldLayout, WireType } from "@cg/schema/core";
 import { defaultText } from "./text-lines.js";
 
 /** A value the session supplies per span: an id written `"s<N>"`, or a u64 written as digits. */

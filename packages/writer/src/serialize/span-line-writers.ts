@@ -4,8 +4,9 @@
 // forbidden the byte writer declines every line and the string writer runs as closures over the
 // same plan. Values are checked before they get here: the description by its cache
 // (span-pieces.ts), serial numbers are the session's own.
-import { EVENT_LAYOUTS, type EventLayout } from "@cg/schema";
+
 import { generatedFunction, type SourceCompiler, sourceString } from "@cg/schema/codegen";
+import { EVENT_LAYOUTS, type EventLayout } from "@cg/schema/core";
 import { isDigits, putDigits } from "./byte-values.js";
 import { integerDigits } from "./integer-digits.js";
 import { FIXED_RESERVE, fragmentSource, type LineTarget, putFragment } from "./line-target.js";

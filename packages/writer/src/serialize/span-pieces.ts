@@ -3,7 +3,7 @@
 // description value, with the constant keys around it, as text and as a word-wise byte fragment. A
 // span then costs one map lookup and a few copies for them instead of escaping and several small
 // copies.
-import { EXECUTION_STEPS, type ExecutionStep, SPAN_KINDS, type SpanKind } from "@cg/schema";
+import { EXECUTION_STEPS, type ExecutionStep, SPAN_KINDS, type SpanKind } from "@cg/schema/core";
 import { Fragment } from "./line-target.js";
 import { type DescriptionAtom, describes, type SpanLinePlan } from "./span-line-plan.js";
 import { defaultText, encoderOf } from "./text-lines.js";

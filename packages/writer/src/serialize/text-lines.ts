@@ -6,8 +6,8 @@
 // fallback where code generation is forbidden. Memory sessions, and every line the byte path
 // (byte-lines.ts) declines, take this path.
 import { resolveStorageBytes } from "@cg/memory";
-import type { FieldLayout, U64 } from "@cg/schema";
 import { generatedFunction, type SourceCompiler, SourceConstants, sourceString } from "@cg/schema/codegen";
+import type { FieldLayout, U64 } from "@cg/schema/core";
 import { integerDigits } from "./integer-digits.js";
 import {
   booleanText,
