@@ -1,7 +1,8 @@
 // zod's module graph takes about a tenth of a second of CPU to load, so the readers, the writer and
 // the CLI load the wire contract from `@cg/schema/core`, which has no zod schema. A module hook
 // logs every module a fresh process loads: these entries and `cg-trace summary` must load no zod,
-// and `@cg/schema` (the root, with the zod schemas) must, or the hook sees nothing.
+// and `@cg/schema` (the root, with the zod schemas) must, or the hook sees nothing. `summary` loads no
+// module of the commands it does not run either.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -81,5 +82,9 @@ describe("modules that load without zod", () => {
     const urls = loadedModules([join(repoRoot, "packages/cli/dist/bin.js"), "summary", fixture], repoRoot);
     expect(urls.some((url) => url.includes("/parser/dist/"))).toBe(true);
     expect(zod(urls)).toEqual([]);
+    // The report, the writer and the probe are loaded by `view` and `demo` alone, when they run.
+    for (const other of ["report", "writer", "cuda-probe"]) {
+      expect(urls.filter((url) => url.includes(`/packages/${other}/dist/`))).toEqual([]);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { relative, resolve } from "node:path";
 import type { Command } from "../command.js";
-import { DEMO_MODELS, type DemoModelKind, runDemo } from "../demo/run-demo.js";
+import { DEMO_MODELS, type DemoModelKind } from "../demo/demo-models.js";
+import type { DemoResult } from "../demo/run-demo.js";
 import { ExitCode } from "../exit-codes.js";
 import { createStyle } from "../format/style.js";
 import { asOutputError, prepareOutputDirectory } from "../output-target.js";
@@ -72,7 +73,9 @@ Exit codes: 0 done, 2 usage error or a file that cannot be written.`,
         ? `running ${MODEL_DESCRIPTIONS[model]}: ${steps - 1} warm-up run(s), one more with the profiler on, then the captured run…\n`
         : `training ${MODEL_DESCRIPTIONS[model]} for ${steps} steps, capturing step ${steps}…\n`,
     );
-    let result: Awaited<ReturnType<typeof runDemo>>;
+    // Loaded here: the writer, the probe and the models are the demo's alone.
+    const { runDemo } = await import("../demo/run-demo.js");
+    let result: DemoResult;
     try {
       result = await runDemo({
         outDir,

@@ -1,6 +1,5 @@
 import { basename } from "node:path";
 import { TraceParseError } from "@cg/parser";
-import { renderStreamedReport } from "@cg/report";
 import { UsageError } from "../cli-error.js";
 import type { Command } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
@@ -42,6 +41,8 @@ Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
     // Streamed, twice per trace: memory follows the number of spans, not the file's size.
     const candidate = rereadableTrace(tracePath, context);
     const baseline = baselinePath === undefined ? undefined : rereadableTrace(baselinePath, context);
+    // Loaded here: the report's page builder is this command's alone.
+    const { renderStreamedReport } = await import("@cg/report");
     let html: string;
     try {
       html = await renderStreamedReport(candidate.read, {

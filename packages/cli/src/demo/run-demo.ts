@@ -7,15 +7,11 @@ import { CliError } from "../cli-error.js";
 import { ExitCode } from "../exit-codes.js";
 import { ensureDirectory } from "../output-target.js";
 import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
+import type { DemoModelKind } from "./demo-models.js";
 import { DeviceMemoryCheckpoints, type DeviceMemoryStatus } from "./device-memory-checkpoints.js";
 import { DEFAULT_MLP_CONFIG, MlpTrainer } from "./mlp-trainer.js";
 
-/**
- * The demo workloads: a real TensorFlow.js model through `@cg/tfjs`, the pure-TypeScript MLP, or
- * a real ONNX Runtime inference through `@cg/onnxruntime`.
- */
-export type DemoModelKind = "tfjs" | "mlp" | "onnx";
-export const DEMO_MODELS: readonly DemoModelKind[] = ["tfjs", "mlp", "onnx"];
+export { DEMO_MODELS, type DemoModelKind } from "./demo-models.js";
 
 export interface DemoOptions {
   outDir: string;
