@@ -24,7 +24,8 @@ function hashKey(list: number, tensorId: string): number {
   for (let index = 0; index < tensorId.length; index++) {
     hash = Math.imul(hash ^ tensorId.charCodeAt(index), 0x01000193);
   }
-  return hash >>> 0;
+  // 30 bits: a small integer, which V8 never boxes (a uint32 above 2^30 becomes a heap number).
+  return hash & 0x3fffffff;
 }
 
 export class LiveAllocations {
@@ -32,6 +33,8 @@ export class LiveAllocations {
   /** Device codes in the order each device first had an allocation; a code indexes `#devices`. */
   readonly #deviceCodes = new Map<string, number>();
   readonly #devices: string[] = [];
+  #lastDevice: string | undefined;
+  #lastDeviceCode = 0;
 
   // Slot columns.
   readonly #tensorIds = new SlotIds(INITIAL_SLOTS);
@@ -163,6 +166,8 @@ export class LiveAllocations {
   }
 
   #deviceCode(device: string): number {
+    // Runs of events name one device: the last one's code is found by a comparison.
+    if (device === this.#lastDevice) return this.#lastDeviceCode;
     let code = this.#deviceCodes.get(device);
     if (code === undefined) {
       code = this.#devices.length;
@@ -173,6 +178,8 @@ export class LiveAllocations {
         this.#tail.push(NONE);
       }
     }
+    this.#lastDevice = device;
+    this.#lastDeviceCode = code;
     return code;
   }
 

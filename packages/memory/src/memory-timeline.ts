@@ -110,6 +110,8 @@ export class MemoryTimeline {
   readonly #spanStep: ((spanId: string) => ExecutionStep | undefined) | undefined;
   readonly #spanSteps = new Map<string, ExecutionStep | undefined>();
   readonly #devices = new Map<string, DeviceState>();
+  /** The state `#deviceState` returned last. */
+  #lastState: DeviceState | undefined;
   readonly #capacities = new Map<string, U64>();
   /** Reference mode: by tensor_id. Improved mode: by device and tensor_id. */
   readonly #live: LiveAllocations;
@@ -305,6 +307,9 @@ export class MemoryTimeline {
   }
 
   #deviceState(device: string): DeviceState {
+    // Runs of events name one device: the last one's state is found by a comparison.
+    const last = this.#lastState;
+    if (last !== undefined && last.device === device) return last;
     let state = this.#devices.get(device);
     if (state === undefined) {
       state = {
@@ -318,6 +323,7 @@ export class MemoryTimeline {
       };
       this.#devices.set(device, state);
     }
+    this.#lastState = state;
     return state;
   }
 

@@ -6,14 +6,19 @@ export class AllocationPairing {
   // StringSet, not Set: streaming summaries feed millions of add/delete pairs (see string-set.ts).
   readonly #live = new Map<string, StringSet>();
   #liveCount = 0;
+  // The last device's set: runs of events name one device, found by a comparison, not a lookup.
+  #lastDevice: string | undefined;
+  #lastLive: StringSet | undefined;
 
   add(device: string, tensorId: string, action: "alloc" | "free", issues: HealthIssue[]): void {
-    let live = this.#live.get(device);
+    let live = device === this.#lastDevice ? this.#lastLive : this.#live.get(device);
     if (action === "alloc") {
       if (live === undefined) {
         live = new StringSet();
         this.#live.set(device, live);
       }
+      this.#lastDevice = device;
+      this.#lastLive = live;
       if (live.add(tensorId)) {
         this.#liveCount++;
       } else {

@@ -22,7 +22,8 @@ function hashAscii(value: string): number {
   for (let index = 0; index < value.length; index++) {
     hash = Math.imul(hash ^ value.charCodeAt(index), 0x01000193);
   }
-  return hash >>> 0;
+  // 30 bits: a small integer, which V8 never boxes (a uint32 above 2^30 becomes a heap number).
+  return hash & 0x3fffffff;
 }
 
 function isAscii(value: string): boolean {

@@ -14,9 +14,10 @@
 // fields the consumers read, numbers unboxed, repeated strings (device, span id, op name) shared. A
 // held event stays in the window for `capacity` memory events, long enough for V8 to promote
 // anything it owns to the old generation, so per-event objects here turned into old-generation
-// garbage at the event rate and inflated the streaming summary's RSS. For the same reason tensor
-// ids are held as UTF-16 units (`SlotIds`) and rebuilt as a string on release.
-import { grownCopy, SlotIds } from "@cg/memory";
+// garbage at the event rate and inflated the streaming summary's RSS. Tensor ids are held as the
+// strings the reader made: rebuilding one from UTF-16 units at release (as `SlotIds` did) cost a new
+// string per event, more than the promotion of the few that outlive a scavenge.
+import { grownCopy } from "@cg/memory";
 import {
   compareCodePoints,
   compareU64,
@@ -51,6 +52,8 @@ const MAX_INTERNED = 4096;
 const INITIAL_SLOTS = 1024;
 /** Events of one timestamp collected before the analysis gets a part of them (a memory bound). */
 const MIN_GROUP_LIMIT = 65_536;
+/** Groups up to this size are sorted by insertion (no allocation); larger ones by Array.sort. */
+const INSERTION_SORT_LIMIT = 32;
 const ALLOC = 0;
 const FREE = 1;
 
@@ -61,13 +64,17 @@ export class MemoryReorderWindow {
   readonly #analysisValues: AnalysisValuesSink | undefined;
   readonly #pairing: PairingSink;
   readonly #strings = new Map<string, string>();
+  // The device and op name of the last event, interned: runs of events repeat them, and an equal
+  // string is found by one comparison instead of a hash lookup.
+  #lastDevice = "";
+  #lastOpName = "";
   // Slot storage; a slot's timestamp or bytes above 2^53 − 1 (a bigint) is kept in the side maps.
   #timestamp: Float64Array;
   #bytes: Float64Array;
   #sequence: Float64Array;
   #action: Uint8Array;
   #category: Uint8Array;
-  readonly #tensorIds: SlotIds;
+  readonly #tensorIds: string[];
   #spanId: (string | undefined)[];
   #opName: (string | undefined)[];
   #device: (string | undefined)[];
@@ -114,7 +121,7 @@ export class MemoryReorderWindow {
     this.#sequence = new Float64Array(slots);
     this.#action = new Uint8Array(slots);
     this.#category = new Uint8Array(slots);
-    this.#tensorIds = new SlotIds(slots);
+    this.#tensorIds = new Array<string>(slots).fill("");
     this.#spanId = new Array(slots).fill(undefined);
     this.#opName = new Array(slots).fill(undefined);
     this.#device = new Array(slots).fill(undefined);
@@ -137,7 +144,7 @@ export class MemoryReorderWindow {
     this.#action = grownCopy(this.#action, slots);
     this.#category = grownCopy(this.#category, slots);
     this.#heap = this.#inOrder ? this.#linearHeap(slots) : grownCopy(this.#heap, slots);
-    this.#tensorIds.grow(slots);
+    for (let slot = old; slot < slots; slot++) this.#tensorIds.push("");
     for (const strings of [this.#spanId, this.#opName, this.#device]) {
       for (let slot = old; slot < slots; slot++) strings.push(undefined);
     }
@@ -195,10 +202,12 @@ export class MemoryReorderWindow {
     this.#sequence[slot] = this.#nextSequence++;
     this.#action[slot] = alloc ? ALLOC : FREE;
     this.#category[slot] = category;
-    this.#tensorIds.set(slot, tensorId);
+    this.#tensorIds[slot] = tensorId;
     this.#spanId[slot] = spanId;
-    this.#opName[slot] = opName === undefined ? undefined : this.#intern(opName);
-    this.#device[slot] = this.#intern(device);
+    if (opName !== undefined && opName !== this.#lastOpName) this.#lastOpName = this.#intern(opName);
+    this.#opName[slot] = opName === undefined ? undefined : this.#lastOpName;
+    if (device !== this.#lastDevice) this.#lastDevice = this.#intern(device);
+    this.#device[slot] = this.#lastDevice;
 
     if (this.#inOrder) {
       const heap = this.#heap;
@@ -310,7 +319,7 @@ export class MemoryReorderWindow {
   /** Hands a slot's event to the pairing, and to the analysis with the rest of its timestamp's group. */
   #release(slot: number): void {
     const timestamp = this.#timeOf(slot);
-    const tensorId = this.#tensorIds.get(slot);
+    const tensorId = this.#tensorIds[slot] as string;
     const last = this.#lastReleased;
     const order = last === undefined ? 1 : compareU64(timestamp, last);
     if (order < 0) this.exact = false;
@@ -338,6 +347,22 @@ export class MemoryReorderWindow {
     return (this.#sequence[leftSlot] as number) - (this.#sequence[rightSlot] as number);
   }
 
+  /**
+   * Sorts a small group's positions in place: Array.prototype.sort allocates scratch space on
+   * every call, and most groups (events sharing a timestamp) are a handful of events.
+   */
+  #insertionSort(order: number[], count: number): void {
+    for (let at = 1; at < count; at++) {
+      const position = order[at] as number;
+      let before = at - 1;
+      while (before >= 0 && this.#compareInGroup(order[before] as number, position) > 0) {
+        order[before + 1] = order[before] as number;
+        before--;
+      }
+      order[before + 1] = position;
+    }
+  }
+
   #flushGroup(): void {
     const count = this.#groupSize;
     if (count === 0) return;
@@ -346,7 +371,8 @@ export class MemoryReorderWindow {
       const order = this.#groupOrder;
       order.length = count;
       for (let at = 0; at < count; at++) order[at] = at;
-      order.sort(this.#compareInGroupBound);
+      if (count <= INSERTION_SORT_LIMIT) this.#insertionSort(order, count);
+      else order.sort(this.#compareInGroupBound);
       for (let at = 0; at < count; at++) this.#analyse(order[at] as number);
     }
     this.#groupSize = 0;
@@ -401,7 +427,7 @@ export class MemoryReorderWindow {
       if (opName !== undefined) event.op_name = opName;
       (this.#analysis as AnalysisSink)(event);
     }
-    this.#tensorIds.clear(slot);
+    this.#tensorIds[slot] = "";
     this.#spanId[slot] = undefined;
     this.#opName[slot] = undefined;
     this.#device[slot] = undefined;

@@ -82,5 +82,6 @@ function hashTuple(tuple: Int32Array, width: number): number {
     hash = Math.imul(hash ^ (tuple[position] as number), 0x01000193);
     hash ^= hash >>> 15;
   }
-  return hash >>> 0;
+  // 30 bits: a small integer, which V8 never boxes (a uint32 above 2^30 becomes a heap number).
+  return hash & 0x3fffffff;
 }

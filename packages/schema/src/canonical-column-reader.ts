@@ -37,7 +37,7 @@ function storeSource(
       return `${column}.values[r] = ${guard("sid(readString())", ABSENT_ID)};\n`;
     case "enum": {
       const variants = source.constants.ref(field.variants ?? []);
-      return `${column}.values[r] = ${guard(`${variants}.indexOf(readEnum(${variants}))`, ABSENT_ENUM)};\n`;
+      return `${column}.values[r] = ${guard(`readEnumIndex(${variants})`, ABSENT_ENUM)};\n`;
     }
     case "u64":
       return `${column}.values[r] = ${guard("readU64()", ABSENT_U64)};\n`;

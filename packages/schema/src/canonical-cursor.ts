@@ -105,6 +105,8 @@ const longBytes: Uint8Array[] = new Array<Uint8Array>(SLOTS).fill(EMPTY);
 const longStrings: string[] = new Array<string>(SLOTS).fill("");
 /** The enum variant list a cached short string was found in, so repeated values skip the search. */
 const shortEnums: (readonly string[] | undefined)[] = new Array(SLOTS).fill(undefined);
+/** The index of a slot's string in `shortEnums[slot]`. */
+const shortEnumIndexes = new Int32Array(SLOTS);
 /** The short-cache slot of the string readString returned last; -1 when it was long. */
 let lastSlot = -1;
 /**
@@ -406,15 +408,28 @@ export function noteLastString(generation: number, note: number): void {
 }
 
 export function readEnum<T extends string>(variants: readonly T[]): T {
-  const value = readString() as T;
-  if (lastSlot === -1 || shortEnums[lastSlot] !== variants) {
-    if (ok && variants.includes(value)) {
-      if (lastSlot !== -1) shortEnums[lastSlot] = variants;
-    } else {
-      ok = false;
-    }
+  const index = readEnumIndex(variants);
+  return ok ? (variants[index] as T) : ("" as T);
+}
+
+/**
+ * The index in `variants` of the enum value at the cursor. A short string's index is kept with its
+ * cache slot, so a repeated value costs no search (and no string comparison).
+ */
+export function readEnumIndex(variants: readonly string[]): number {
+  const value = readString();
+  const slot = lastSlot;
+  if (slot !== -1 && shortEnums[slot] === variants) return shortEnumIndexes[slot] as number;
+  const index = ok ? variants.indexOf(value) : -1;
+  if (index < 0) {
+    ok = false;
+    return 0;
   }
-  return value;
+  if (slot !== -1) {
+    shortEnums[slot] = variants;
+    shortEnumIndexes[slot] = index;
+  }
+  return index;
 }
 
 /**
