@@ -9,6 +9,8 @@
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
 //     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
 //     (summarizeStream) against the read alone (readColumnBatches, nothing consumed): the fold's cost.
+//     On the 1 GiB trace the goal names (CG_PARSER_COMMANDS_MB, default 1024; 3 rounds): a process's
+//     JIT warm-up, about 0.4 s of CPU whatever the size, is a third of a 100 MB read's CPU time.
 // Each contender runs in its own child process, interleaved over rounds (process-harness.ts);
 // figures are medians of per-round ratios of process CPU time (all threads).
 import { statSync, unlinkSync } from "node:fs";
@@ -20,7 +22,7 @@ import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from ".
 import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
 import { columnsTerm } from "./support/consume-columns.js";
 import type { Consumed } from "./support/consume-event.js";
-import { generateWriterShapedTrace } from "./support/writer-shaped-trace.js";
+import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cliEntry = resolve(here, "../../packages/cli/dist/index.js");
@@ -159,8 +161,15 @@ export default async function parserColumnsBench(): Promise<void> {
         },
       ],
     });
+    const commandsTrace = sharedWriterShapedTrace(
+      Number(process.env.CG_PARSER_COMMANDS_MB ?? 1024) * 2 ** 20,
+    );
+    console.log(`commands' trace: ${(commandsTrace.bytes / 2 ** 20).toFixed(0)} MiB`);
     await compareInProcesses({
       ...common,
+      rounds: Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 3),
+      input: { file: commandsTrace.path, warmUp },
+      unit: { name: "MB", perOperation: commandsTrace.bytes / 1e6 },
       title: "cg-trace validate and summary, cold",
       group: "commands",
       contenders: Object.keys(commands),

@@ -74,14 +74,16 @@ export class MemoryReorderWindow {
   #sequence: Float64Array;
   #action: Uint8Array;
   #category: Uint8Array;
-  readonly #tensorIds: string[];
+  #tensorIds: string[];
   #spanId: (string | undefined)[];
   #opName: (string | undefined)[];
   #device: (string | undefined)[];
   readonly #bigTimestamp = new Map<number, bigint>();
   readonly #bigBytes = new Map<number, bigint>();
+  /** Slots released since they were first taken; `#unusedSlot` and above were never taken. */
   #freeSlots: Int32Array;
-  #freeCount: number;
+  #freeCount = 0;
+  #unusedSlot = 0;
   /**
    * Min-heap of slots by (timestamp, sequence); while every event came in order (`#inOrder`), a
    * ring of `#size` slots from `#head` instead, already sorted: a queue, no sifting (writer output
@@ -126,8 +128,6 @@ export class MemoryReorderWindow {
     this.#opName = new Array(slots).fill(undefined);
     this.#device = new Array(slots).fill(undefined);
     this.#freeSlots = new Int32Array(slots);
-    for (let slot = 0; slot < slots; slot++) this.#freeSlots[slot] = slots - 1 - slot;
-    this.#freeCount = slots;
     this.#heap = new Int32Array(slots);
   }
 
@@ -144,13 +144,13 @@ export class MemoryReorderWindow {
     this.#action = grownCopy(this.#action, slots);
     this.#category = grownCopy(this.#category, slots);
     this.#heap = this.#inOrder ? this.#linearHeap(slots) : grownCopy(this.#heap, slots);
-    for (let slot = old; slot < slots; slot++) this.#tensorIds.push("");
-    for (const strings of [this.#spanId, this.#opName, this.#device]) {
-      for (let slot = old; slot < slots; slot++) strings.push(undefined);
-    }
-    this.#freeSlots = new Int32Array(slots);
-    for (let slot = old; slot < slots; slot++) this.#freeSlots[slot - old] = slots - 1 - (slot - old);
-    this.#freeCount = slots - old;
+    // Builtins, not loops over the new slots: this runs a few times per read and is never
+    // optimized, and such a loop in the interpreter cost tens of milliseconds a read.
+    this.#tensorIds = this.#tensorIds.concat(new Array<string>(slots - old).fill(""));
+    this.#spanId = this.#spanId.concat(new Array<undefined>(slots - old).fill(undefined));
+    this.#opName = this.#opName.concat(new Array<undefined>(slots - old).fill(undefined));
+    this.#device = this.#device.concat(new Array<undefined>(slots - old).fill(undefined));
+    this.#freeSlots = grownCopy(this.#freeSlots, slots);
   }
 
   /** Number of events currently held back. */
@@ -189,8 +189,13 @@ export class MemoryReorderWindow {
     alloc: boolean,
     category: number,
   ): void {
-    if (this.#freeCount === 0) this.#grow();
-    const slot = this.#freeSlots[--this.#freeCount] as number;
+    let slot: number;
+    if (this.#freeCount > 0) {
+      slot = this.#freeSlots[--this.#freeCount] as number;
+    } else {
+      if (this.#unusedSlot === this.#timestamp.length) this.#grow();
+      slot = this.#unusedSlot++;
+    }
     if (typeof timestamp === "bigint") {
       this.#bigTimestamp.set(slot, timestamp);
       this.#timestamp[slot] = Number(timestamp);
@@ -245,7 +250,11 @@ export class MemoryReorderWindow {
   #linearHeap(length: number): Int32Array {
     const ring = this.#heap;
     const linear = new Int32Array(length);
-    for (let at = 0; at < this.#size; at++) linear[at] = ring[(this.#head + at) % ring.length] as number;
+    // The ring's two runs (from the head to the end, then from the start), copied by the builtin.
+    const head = this.#head;
+    const first = Math.min(this.#size, ring.length - head);
+    linear.set(ring.subarray(head, head + first), 0);
+    linear.set(ring.subarray(0, this.#size - first), first);
     this.#head = 0;
     return linear;
   }
