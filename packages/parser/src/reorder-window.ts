@@ -144,8 +144,8 @@ export class MemoryReorderWindow {
     this.#action = grownCopy(this.#action, slots);
     this.#category = grownCopy(this.#category, slots);
     this.#heap = this.#inOrder ? this.#linearHeap(slots) : grownCopy(this.#heap, slots);
-    // Builtins, not loops over the new slots: this runs a few times per read and is never
-    // optimized, and such a loop in the interpreter cost tens of milliseconds a read.
+    // Builtins fill the new slots: this runs a few times per read, never in optimized code, where a
+    // loop over thousands of slots would run in the interpreter.
     this.#tensorIds = this.#tensorIds.concat(new Array<string>(slots - old).fill(""));
     this.#spanId = this.#spanId.concat(new Array<undefined>(slots - old).fill(undefined));
     this.#opName = this.#opName.concat(new Array<undefined>(slots - old).fill(undefined));
