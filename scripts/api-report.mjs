@@ -17,7 +17,7 @@ const entries = Object.entries(manifest.exports ?? {}).flatMap(([subpath, target
 });
 
 /** Content-hashed names of shared declaration chunks (`core-Bx4TCTe7.js`), without the hash. */
-const CHUNK_NAME = /\.\/([\w-]+?)-[\w$]{8}\.js/g;
+const CHUNK_NAME = /\.\/([\w-]+?)-[\w$-]{8}\.js/g;
 
 /** A declaration file as the report shows it: no source map comment, no doc comments. */
 function readDeclarations(path) {
