@@ -65,11 +65,14 @@ export interface ExportReport extends IngestReport {
 }
 
 /**
- * DuckDB settings of the export's work database: the ingest's flat-memory setting (a database
- * file with a 32 MB buffer pool). DuckDB writes the Parquet files from there row group by row group.
+ * DuckDB settings of the export's work database: in memory, with the ingest's 32 MB buffer pool;
+ * blocks beyond it go to the work folder's spill files. DuckDB writes the Parquet files from there
+ * row group by row group. A database file instead wrote every row to it and read it back: the same
+ * 1 GiB trace exported in 15–17 s against 10–11 s in memory, at the same peak RSS (below 290 MiB)
+ * with 64 MB for the Parquet writer (96 MB in memory went above 300 MB).
  */
 const EXPORT_MEMORY_LIMIT = "32MB";
-const COPY_MEMORY_LIMIT = "96MB";
+const COPY_MEMORY_LIMIT = "64MB";
 const ROW_GROUP_ROWS = 61_440;
 
 /** A table writer's failure with the step it failed at (two write at once). */
@@ -236,7 +239,7 @@ export async function exportParquet(
     await mkdir(join(work, "out"), { recursive: true });
     const workAlias = await duckdbPathsOf(work);
     alias = workAlias;
-    const instance = await DuckDBInstance.create(join(workAlias.database, "work.duckdb"), {
+    const instance = await DuckDBInstance.create(":memory:", {
       ...INGEST_SETTINGS,
       memory_limit: EXPORT_MEMORY_LIMIT,
       temp_directory: join(workAlias.database, "spill"),
