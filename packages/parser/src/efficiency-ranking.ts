@@ -3,7 +3,7 @@
 import { resolveStorageBytes } from "@cg/memory";
 import type { OpEvent, TraceEvent } from "@cg/schema/core";
 import { IdTable } from "./id-table.js";
-import { type OpCost, opCost } from "./op-cost.js";
+import { type OpCost, opCost, opId } from "./op-cost.js";
 
 export interface EfficiencyEntry extends OpCost {
   /** `storage_bytes ÷ self_ns`; only ops with both above 0 are listed. */
@@ -42,7 +42,7 @@ export class EfficiencyRanking {
     const ratio = Number(bytes) / Number(event.duration_ns);
     const entries = this.#entries;
     if (this.#limit <= 0) return;
-    const id = `${event.span_id}/op/${ordinal}`;
+    const id = opId(event.span_id, ordinal);
     const ahead = (entry: EfficiencyEntry): boolean =>
       entry.bytes_per_ns > ratio || (entry.bytes_per_ns === ratio && entry.id < id);
     const last = entries[entries.length - 1];

@@ -16,10 +16,47 @@ export interface OpCost {
   timestamp_ns: U64;
 }
 
+const OP_ID_INFIX = "/op/";
+const DIGIT_0 = 0x30;
+
+/** The id of the op `ordinal` (0-based) of span `spanId`: `<span_id>/op/<n>`. */
+export function opId(spanId: string, ordinal: number): string {
+  return `${spanId}${OP_ID_INFIX}${ordinal}`;
+}
+
+/**
+ * `opId(spanId, ordinal) < other` (UTF-16 code unit order, as `<` compares strings), without
+ * building the id: rankings decide ties with it once per op, and most ops of a large trace tie.
+ */
+export function opIdBefore(spanId: string, ordinal: number, other: string): boolean {
+  const spanLength = spanId.length;
+  const digitsAt = spanLength + OP_ID_INFIX.length;
+  let scale = 1;
+  let digits = 1;
+  while (scale * 10 <= ordinal) {
+    scale *= 10;
+    digits++;
+  }
+  const length = digitsAt + digits;
+  const shared = Math.min(length, other.length);
+  for (let at = 0; at < shared; at++) {
+    let code: number;
+    if (at < spanLength) code = spanId.charCodeAt(at);
+    else if (at < digitsAt) code = OP_ID_INFIX.charCodeAt(at - spanLength);
+    else {
+      code = DIGIT_0 + (Math.floor(ordinal / scale) % 10);
+      scale /= 10;
+    }
+    const theirs = other.charCodeAt(at);
+    if (code !== theirs) return code < theirs;
+  }
+  return length < other.length;
+}
+
 /** An op as `queryTrace` lists it. */
 export function opCost(op: OpEvent & { storage_bytes: U64 }, ordinal: number): OpCost {
   return {
-    id: `${op.span_id}/op/${ordinal}`,
+    id: opId(op.span_id, ordinal),
     span_id: op.span_id,
     op_name: op.op_name,
     device: op.device,

@@ -108,16 +108,31 @@ export class TopList<T> {
     return this.admits(BigInt(value));
   }
 
+  /**
+   * Where an entry of a u64 `value` would stand against the list now: 1 when it enters whatever its
+   * id, 0 when it ties with the last entry (it enters when its id is before `lastId`), -1 when it
+   * cannot enter. Lets a caller decide a tie without building the id first.
+   */
+  standingU64(value: U64): number {
+    const entries = this.#entries;
+    if (this.#limit <= 0) return -1;
+    const last = entries[entries.length - 1];
+    if (entries.length < this.#limit || last === undefined) return 1;
+    const floor = this.#floor;
+    if (floor !== undefined && typeof value === "number") return value > floor ? 1 : value === floor ? 0 : -1;
+    const key = BigInt(value);
+    return key > last.key ? 1 : key === last.key ? 0 : -1;
+  }
+
+  /** The id of the last entry ("" while the list is empty). */
+  get lastId(): string {
+    return this.#entries[this.#entries.length - 1]?.id ?? "";
+  }
+
   /** True when an entry of a u64 `value` and `id` would enter now (`offer` would keep it). */
   entersU64(value: U64, id: string): boolean {
-    const entries = this.#entries;
-    if (this.#limit <= 0) return false;
-    const last = entries[entries.length - 1];
-    if (entries.length < this.#limit || last === undefined) return true;
-    const floor = this.#floor;
-    if (floor !== undefined && typeof value === "number")
-      return value > floor || (value === floor && id < last.id);
-    return before(BigInt(value), id, last.key, last.id);
+    const standing = this.standingU64(value);
+    return standing > 0 || (standing === 0 && id < this.lastId);
   }
 
   offer(key: bigint, id: string, value: () => T): void {

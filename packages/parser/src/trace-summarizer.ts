@@ -22,7 +22,7 @@ import {
   unknownSpanIssue,
 } from "./health-issue.js";
 import { IdTable } from "./id-table.js";
-import { type OpCost, opCost } from "./op-cost.js";
+import { type OpCost, opCost, opId, opIdBefore } from "./op-cost.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import type { SpanCost } from "./span-cost.js";
@@ -139,6 +139,9 @@ export class TraceSummarizer implements StreamSummarizer {
   #lastLine = 0;
   /** The span id an event last named that was known then (consecutive events mostly share one). */
   #knownSpanId: string | undefined;
+  /** The span id `#rankOpValues` looked up last and its row: ops come in runs of one span. */
+  #rankedSpanId: string | undefined;
+  #rankedSpanRow = -1;
   // References to spans not (yet) seen; resolved at the end, in file order per group.
   readonly #pendingOps: string[] = [];
   readonly #pendingTensors: string[] = [];
@@ -328,7 +331,13 @@ export class TraceSummarizer implements StreamSummarizer {
     event: () => OpEvent,
     opTotals: SpanOpTotals,
   ): void {
-    const row = this.#ids.get(spanId);
+    let row = this.#rankedSpanRow;
+    if (spanId !== this.#rankedSpanId) {
+      row = this.#ids.get(spanId);
+      // Only a started span's row is kept: an early op's span may start later.
+      this.#rankedSpanId = row >= 0 && row < this.#spans.size ? spanId : undefined;
+      this.#rankedSpanRow = row;
+    }
     let ordinal: number;
     if (row >= 0 && row < this.#spans.size) {
       ordinal = opTotals.add(row, durationNs, bytes);
@@ -358,10 +367,10 @@ export class TraceSummarizer implements StreamSummarizer {
     mayBeSlowest: boolean,
     mayBeHeaviest: boolean,
   ): void {
-    const id = `${spanId}/op/${ordinal}`;
-    const slowest = mayBeSlowest && this.#slowestOps.entersU64(durationNs, id);
-    const heaviest = mayBeHeaviest && this.#heaviestOps.entersU64(bytes, id);
-    if (slowest || heaviest) this.#enterOp(id, durationNs, bytes, event, ordinal, slowest, heaviest);
+    const slowest = mayBeSlowest && entersOpRanking(this.#slowestOps, durationNs, spanId, ordinal);
+    const heaviest = mayBeHeaviest && entersOpRanking(this.#heaviestOps, bytes, spanId, ordinal);
+    if (slowest || heaviest)
+      this.#enterOp(opId(spanId, ordinal), durationNs, bytes, event, ordinal, slowest, heaviest);
   }
 
   #enterOp(
@@ -493,4 +502,10 @@ function overBudget(
     index,
     file,
   });
+}
+
+/** Whether the op `ordinal` of `spanId` with `value` would enter `ranking` now (its id built only if it does). */
+function entersOpRanking(ranking: TopList<OpCost>, value: U64, spanId: string, ordinal: number): boolean {
+  const standing = ranking.standingU64(value);
+  return standing > 0 || (standing === 0 && opIdBefore(spanId, ordinal, ranking.lastId));
 }
