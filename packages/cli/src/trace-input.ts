@@ -4,6 +4,7 @@ import {
   type ColumnSummaryOptions,
   type CompareStreamOptions,
   type Comparison,
+  checkColumns,
   compareTraceFiles,
   parseTrace,
   type QueryStream,
@@ -11,6 +12,7 @@ import {
   queryTraceStream,
   type ReadOptions,
   readTraceEvents,
+  type StreamCheck,
   type StreamedQueryKind,
   type StreamSummary,
   summarizeColumns,
@@ -165,12 +167,36 @@ function parallelMinBytes(context: CliContext): number | undefined {
  * (a compact table, tens of bytes each), not with the file. With `workers` above 1 the lines of a
  * large file are decoded on that many threads (same result). CLI-friendly errors.
  */
-export async function streamSummary(
+export function streamSummary(
   path: string,
   context: CliContext,
   options: ColumnSummaryOptions = {},
   workers = 1,
 ): Promise<StreamSummary> {
+  return streamRead(path, context, options, workers, summarizeColumns);
+}
+
+/**
+ * A trace's health in one streaming pass, as `streamSummary` checks it, without computing the
+ * summary's figures on one thread (no memory timeline, no rankings). CLI-friendly errors.
+ */
+export function streamCheck(
+  path: string,
+  context: CliContext,
+  options: ColumnSummaryOptions = {},
+  workers = 1,
+): Promise<StreamCheck> {
+  return streamRead(path, context, options, workers, checkColumns);
+}
+
+/** The streamed read of `streamSummary` and `streamCheck`: `oneThread` reads with one thread. */
+async function streamRead<Result>(
+  path: string,
+  context: CliContext,
+  options: ColumnSummaryOptions,
+  workers: number,
+  oneThread: (source: TraceSource, options: ColumnSummaryOptions) => Promise<Result | StreamSummary>,
+): Promise<Result | StreamSummary> {
   const size = checkTraceFile(path);
   const budget = spanBudgetBytes(context);
   const common: ColumnSummaryOptions = {
@@ -180,7 +206,7 @@ export async function streamSummary(
   };
   try {
     // One thread: the column reader, canonical lines decoded straight into typed columns.
-    if (workers === 1) return await summarizeColumns(sourceFor(path, size, context), common);
+    if (workers === 1) return await oneThread(sourceFor(path, size, context), common);
     const minBytes = parallelMinBytes(context);
     const parallel = {
       ...common,

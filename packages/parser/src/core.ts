@@ -138,6 +138,8 @@ export { spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export {
   type ColumnSummaryOptions,
+  checkColumns,
+  type StreamCheck,
   type StreamRankings,
   type StreamSummary,
   type StreamSummaryOptions,

@@ -8,9 +8,14 @@ import { createColumnProcessor, processChunks } from "./process-chunks.js";
 import type { SpanTable } from "./span-table.js";
 import { SummaryFold } from "./summary-fold.js";
 import type { TraceSource } from "./trace-source.js";
-import { type StreamSummary, TraceSummarizer, type TraceSummarizerOptions } from "./trace-summarizer.js";
+import {
+  type StreamCheck,
+  type StreamSummary,
+  TraceSummarizer,
+  type TraceSummarizerOptions,
+} from "./trace-summarizer.js";
 
-export type { StreamRankings, StreamSummary } from "./trace-summarizer.js";
+export type { StreamCheck, StreamRankings, StreamSummary } from "./trace-summarizer.js";
 
 export interface StreamSummaryOptions extends ReadOptions, Omit<TraceSummarizerOptions, "file"> {
   /** Sees every accepted event, in file order, after the summary took it (for figures of its own). */
@@ -66,12 +71,35 @@ export async function summarizeSharingSpans(
   options: ColumnSummaryOptions,
   withSpans?: (spans: SpanTable) => void,
 ): Promise<StreamSummary> {
+  const { summarizer, lines } = await foldColumns(source, options, true, withSpans);
+  return summarizer.finish(lines);
+}
+
+/**
+ * A trace's health in one streamed read, as `summarizeColumns` checks it, without the summary's
+ * figures (no memory timeline, no rankings): what `cg-trace validate` reports.
+ */
+export async function checkColumns(
+  source: TraceSource,
+  options: Omit<ColumnSummaryOptions, "rankLimit" | "onMemoryPoint"> = {},
+): Promise<StreamCheck> {
+  const { summarizer, lines } = await foldColumns(source, options, false);
+  return summarizer.check(lines);
+}
+
+/** Reads `source` into a summarizer made for the figures or for a check only. */
+async function foldColumns(
+  source: TraceSource,
+  options: ColumnSummaryOptions,
+  figures: boolean,
+  withSpans?: (spans: SpanTable) => void,
+): Promise<{ summarizer: TraceSummarizer; lines: number }> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
   const batch = new ColumnBatch();
   const processor = createColumnProcessor(source, options, batch);
   // The processor interns every started span id: the summary shares that table.
-  const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds);
+  const summarizer = new TraceSummarizer({ ...options, file: processor.file }, processor.spanIds, figures);
   withSpans?.(summarizer.spans);
   const fold = new SummaryFold(summarizer, options);
   const onBatch = options.onBatch;
@@ -108,5 +136,5 @@ export async function summarizeSharingSpans(
     // Stopped by the caller (`onEvent` or `onBatch` threw): the source is closed.
     if (!done) await steps.return(undefined);
   }
-  return summarizer.finish(processor.lineCount);
+  return { summarizer, lines: processor.lineCount };
 }

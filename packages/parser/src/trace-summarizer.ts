@@ -24,7 +24,7 @@ import {
 import { IdTable } from "./id-table.js";
 import { type OpCost, opCost, opId, opIdBefore } from "./op-cost.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
-import { MemoryReorderWindow } from "./reorder-window.js";
+import { type AnalysisValuesSink, MemoryReorderWindow } from "./reorder-window.js";
 import type { SpanCost } from "./span-cost.js";
 import { SpanTable } from "./span-table.js";
 import { rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
@@ -55,6 +55,12 @@ export interface TraceSummarizerOptions extends HealthOptions {
   /** Sees each memory timeline point, in analysis order (the summary keeps none of them). */
   onMemoryPoint?: (point: MemoryTimelinePoint) => void;
 }
+
+/**
+ * What a check of a trace gives (`checkColumns`, `TraceSummarizer.check`): its health and how it
+ * was read, without the summary's figures.
+ */
+export type StreamCheck = Omit<StreamSummary, "summary" | "memory" | "rankings">;
 
 export interface StreamRankings {
   slowest_spans: SpanCost[];
@@ -111,6 +117,9 @@ export function createTraceSummarizer(options: TraceSummarizerOptions = {}): Str
   return new TraceSummarizer(options, new IdTable());
 }
 
+/** The window's analysis when only a check is wanted: memory events are paired, nothing more. */
+const PAIRING_ONLY: AnalysisValuesSink = { pushValues: () => undefined };
+
 /**
  * The summarizer behind both entry points. `ids`: the span ids table to use; a reader that already
  * interns every started span id (the line processor) shares its own, so ids are held once.
@@ -121,7 +130,8 @@ export class TraceSummarizer implements StreamSummarizer {
   readonly #options: TraceSummarizerOptions;
   readonly #ids: IdTable;
   readonly #spans: SpanTable;
-  readonly #timeline: MemoryTimeline;
+  /** Undefined when only a check is wanted: memory events are then paired, not analysed. */
+  readonly #timeline: MemoryTimeline | undefined;
   readonly #pairing = new AllocationPairing();
   readonly #pairingIssues: HealthIssue[] = [];
   readonly #reorderWindow: number;
@@ -154,7 +164,12 @@ export class TraceSummarizer implements StreamSummarizer {
   // Ops of spans not started yet, by span id (their totals join the span when it starts).
   readonly #earlyOps = new Map<string, { count: number; ns: bigint; bytes: bigint }>();
 
-  constructor(options: TraceSummarizerOptions, ids: IdTable) {
+  /**
+   * `figures`: false when only `check` will be called. Memory events then still pass the reorder
+   * window (the allocation pairing is a health rule, and `exact` is the same), but no memory
+   * timeline is computed.
+   */
+  constructor(options: TraceSummarizerOptions, ids: IdTable, figures = true) {
     this.#options = options;
     this.#file = options.file ?? "<events>";
     this.#budget = options.spanBudgetBytes ?? DEFAULT_SPAN_BUDGET_BYTES;
@@ -165,23 +180,25 @@ export class TraceSummarizer implements StreamSummarizer {
     // runs of memory events name the same span and a started span's step never changes.
     let stepSpanId: string | undefined;
     let step: ReturnType<SpanTable["step"]>;
-    this.#timeline = new MemoryTimeline({
-      timeline: false,
-      ...(options.onMemoryPoint === undefined ? {} : { onPoint: options.onMemoryPoint }),
-      spanStep: (spanId) => {
-        if (spanId === stepSpanId) return step;
-        const row = ids.get(spanId);
-        if (row < 0 || row >= spans.size) return undefined;
-        stepSpanId = spanId;
-        step = spans.step(row);
-        return step;
-      },
-    });
+    this.#timeline = !figures
+      ? undefined
+      : new MemoryTimeline({
+          timeline: false,
+          ...(options.onMemoryPoint === undefined ? {} : { onPoint: options.onMemoryPoint }),
+          spanStep: (spanId) => {
+            if (spanId === stepSpanId) return step;
+            const row = ids.get(spanId);
+            if (row < 0 || row >= spans.size) return undefined;
+            stepSpanId = spanId;
+            step = spans.step(row);
+            return step;
+          },
+        });
     this.#reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
     this.#window = new MemoryReorderWindow(
       this.#reorderWindow,
       // The timeline takes the window's values: no event object per memory event.
-      this.#timeline,
+      this.#timeline ?? PAIRING_ONLY,
       (device, tensorId, action) => this.#pairing.add(device, tensorId, action, this.#pairingIssues),
     );
     this.#rankLimit = options.rankLimit;
@@ -239,7 +256,7 @@ export class TraceSummarizer implements StreamSummarizer {
         return;
       case "device_memory":
         this.#deviceSamples++;
-        this.#timeline.pushDeviceSample(event);
+        this.#timeline?.pushDeviceSample(event);
         return;
       case "gradient":
         this.#gradients++;
@@ -387,7 +404,52 @@ export class TraceSummarizer implements StreamSummarizer {
     if (heaviest) this.#heaviestOps.offer(BigInt(bytes), id, cost);
   }
 
+  /** The trace's health and how it was read (call once, instead of `finish`). */
+  check(lines = this.#lastLine): StreamCheck {
+    return this.#check(lines).check;
+  }
+
   finish(lines = this.#lastLine): StreamSummary {
+    const { check, structure } = this.#check(lines);
+    const timeline = this.#timeline;
+    if (timeline === undefined) throw new Error("TraceSummarizer.finish: made for a check only");
+    const memory = timeline.result();
+    const spans = this.#spans;
+    let rankings: StreamRankings | undefined;
+    if (this.#opTotals !== undefined && this.#rankLimit !== undefined) {
+      const ranked = rankSpanCosts(spans, structure, this.#opTotals, this.#options, this.#rankLimit);
+      rankings = {
+        slowest_spans: ranked.slowest,
+        slowest_ops: this.#slowestOps.values(),
+        heaviest_spans: ranked.heaviest,
+        heaviest_ops: this.#heaviestOps.values(),
+      };
+    }
+    const { schema, run, health, exact, notes, events } = check;
+    return {
+      ...(rankings === undefined ? {} : { rankings }),
+      schema,
+      run,
+      summary: {
+        op_count: this.#ops,
+        total_ns: measuredTableTotal(spans),
+        span_count: spans.size,
+        root_span_count: structure.counts.roots,
+        max_depth: structure.maxDepth,
+        alloc_count: this.#allocs,
+        free_count: this.#frees,
+        peak_bytes: memory.peak_bytes,
+      },
+      health,
+      memory,
+      exact,
+      notes,
+      lines: check.lines,
+      events,
+    };
+  }
+
+  #check(lines: number): { check: StreamCheck; structure: ReturnType<typeof spanTableIssues> } {
     const meta = this.#meta;
     // A validating reader rejects a trace without its meta first; events from elsewhere may lack it.
     if (meta === undefined) throw new Error(`trace summary of ${this.#file}: no meta event`);
@@ -397,7 +459,7 @@ export class TraceSummarizer implements StreamSummarizer {
     const ids = this.#ids;
     const issues: HealthIssue[] = [];
     const structure = spanTableIssues(spans, options, issues);
-    const { counts, maxDepth } = structure;
+    const { counts } = structure;
     for (const spanId of this.#pendingOps) {
       if (ids.get(spanId) < 0) issues.push(unknownSpanIssue("operation", spanId));
     }
@@ -433,7 +495,6 @@ export class TraceSummarizer implements StreamSummarizer {
       edges: this.#edges,
     });
 
-    const memory = this.#timeline.result();
     const exact = this.#window.exact;
     const notes: string[] = [];
     if (!exact) {
@@ -442,37 +503,7 @@ export class TraceSummarizer implements StreamSummarizer {
       );
     }
     const { kind: _kind, schema, ...run } = meta;
-    let rankings: StreamRankings | undefined;
-    if (this.#opTotals !== undefined && this.#rankLimit !== undefined) {
-      const ranked = rankSpanCosts(spans, structure, this.#opTotals, options, this.#rankLimit);
-      rankings = {
-        slowest_spans: ranked.slowest,
-        slowest_ops: this.#slowestOps.values(),
-        heaviest_spans: ranked.heaviest,
-        heaviest_ops: this.#heaviestOps.values(),
-      };
-    }
-    return {
-      ...(rankings === undefined ? {} : { rankings }),
-      schema,
-      run,
-      summary: {
-        op_count: this.#ops,
-        total_ns: measuredTableTotal(spans),
-        span_count: spans.size,
-        root_span_count: counts.roots,
-        max_depth: maxDepth,
-        alloc_count: this.#allocs,
-        free_count: this.#frees,
-        peak_bytes: memory.peak_bytes,
-      },
-      health,
-      memory,
-      exact,
-      notes,
-      lines,
-      events: this.#events,
-    };
+    return { check: { schema, run, health, exact, notes, lines, events: this.#events }, structure };
   }
 }
 

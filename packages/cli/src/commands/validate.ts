@@ -5,7 +5,7 @@ import { escapeControl } from "../format/escape-control.js";
 import { createStyle } from "../format/style.js";
 import { traceArgument } from "../option-specs.js";
 import { booleanOption } from "../parse-command-args.js";
-import { formatParseError, streamSummary, workersOption, workersOptionSpec } from "../trace-input.js";
+import { formatParseError, streamCheck, workersOption, workersOptionSpec } from "../trace-input.js";
 
 export const validateCommand: Command = {
   name: "validate",
@@ -33,7 +33,7 @@ Exit codes: 0 valid and trusted,
     const workers = workersOption(args, "validate");
     const skipped: TraceParseError[] = [];
     // Streamed: memory follows the span count, not the file size.
-    const { health, notes } = await streamSummary(
+    const { health, notes } = await streamCheck(
       path,
       context,
       lenient ? { mode: "lenient", onDiagnostic: (diagnostic) => skipped.push(diagnostic) } : {},
