@@ -8,7 +8,7 @@
 //  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
 //     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
-//     (summarizeStream) against the read alone (readColumnBatches, nothing consumed): the fold's cost.
+//     (checkColumns) against the read alone (readColumnBatches, nothing consumed): the fold's cost.
 //     On the 1 GiB trace the goal names (CG_PARSER_COMMANDS_MB, default 1024; 3 rounds): a process's
 //     JIT warm-up, about 0.4 s of CPU whatever the size, is a third of a 100 MB read's CPU time.
 // Each contender runs in its own child process, interleaved over rounds (process-harness.ts);
@@ -17,7 +17,7 @@ import { statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { readColumnBatches, summarizeStream } from "@cg/parser";
+import { checkColumns, readColumnBatches } from "@cg/parser";
 import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from "./parser.bench.js";
 import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
 import { columnsTerm } from "./support/consume-columns.js";
@@ -76,7 +76,7 @@ function cliContender(command: "validate" | "summary"): ContenderFactory {
 /** validate's read and fold without the CLI around it. */
 const foldContender: ContenderFactory = (input) => ({
   run: async () => ({
-    events: (await summarizeStream(input.file as string, { file: input.file as string })).events,
+    events: (await checkColumns(input.file as string, { file: input.file as string })).events,
   }),
 });
 
@@ -102,7 +102,7 @@ const commands: Record<string, ContenderFactory> = {
   "cg-trace validate": cliContender("validate"),
   "cg-trace summary": cliContender("summary"),
   "DuckDB read_json, 1 thread": duckdbContender("1"),
-  "summarizeStream (validate's read and fold)": foldContender,
+  "checkColumns (validate's read and fold)": foldContender,
   "readColumnBatches, nothing consumed": bareReadContender,
 };
 
@@ -177,7 +177,7 @@ export default async function parserColumnsBench(): Promise<void> {
         { subject: "cg-trace validate", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 2 },
         { subject: "cg-trace summary", baseline: "DuckDB read_json, 1 thread", mode: "speedup", target: 2 },
         {
-          subject: "summarizeStream (validate's read and fold)",
+          subject: "checkColumns (validate's read and fold)",
           baseline: "readColumnBatches, nothing consumed",
           mode: "cost",
           note: "the fold's cost over the read alone",

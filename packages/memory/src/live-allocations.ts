@@ -9,7 +9,7 @@
 // rate: most of what a streaming summary promoted, which made its heap grow before each full
 // collection. Here tensor ids are mostly UTF-16 units in a typed column (slot-ids.ts) and
 // compared there, numbers are unboxed, devices are small codes, and the table only grows.
-import { MEMORY_CATEGORIES, type MemoryCategory, type U64 } from "@cg/schema/core";
+import { hashString, MEMORY_CATEGORIES, type MemoryCategory, type U64 } from "@cg/schema/core";
 import { grownCopy } from "./grown-copy.js";
 import type { PeakAllocation } from "./memory-analysis-types.js";
 import { SlotIds } from "./slot-ids.js";
@@ -17,16 +17,6 @@ import { U64Column } from "./u64-column.js";
 
 const INITIAL_SLOTS = 64;
 const NONE = -1;
-
-/** FNV-1a over the id's UTF-16 units, mixed with the key's device code. */
-function hashKey(list: number, tensorId: string): number {
-  let hash = Math.imul(0x811c9dc5 ^ list, 0x01000193);
-  for (let index = 0; index < tensorId.length; index++) {
-    hash = Math.imul(hash ^ tensorId.charCodeAt(index), 0x01000193);
-  }
-  // 30 bits: a small integer, which V8 never boxes (a uint32 above 2^30 becomes a heap number).
-  return hash & 0x3fffffff;
-}
 
 export class LiveAllocations {
   readonly #improved: boolean;
@@ -84,7 +74,7 @@ export class LiveAllocations {
     const slot = this.#newSlot();
     const device = this.#deviceCode(deviceName);
     const list = this.#improved ? device : 0;
-    const hash = hashKey(list, tensorId);
+    const hash = hashString(tensorId, list);
     this.#hash[slot] = hash;
     this.#device[slot] = device;
     this.#tensorIds.set(slot, tensorId);
@@ -115,7 +105,7 @@ export class LiveAllocations {
       if (code === undefined) return NONE;
       list = code;
     }
-    const position = this.#find(list, tensorId, hashKey(list, tensorId));
+    const position = this.#find(list, tensorId, hashString(tensorId, list));
     if (position === NONE) return NONE;
     const slot = this.#table[position] as number;
     this.#deleteAt(position);

@@ -6,7 +6,7 @@
 // (rare in ids) go to an ordinary Map beside the arena.
 
 import { grownCopy } from "@cg/memory";
-import { compareCodePoints } from "@cg/schema/core";
+import { compareCodePoints, hashString } from "@cg/schema/core";
 
 const EMPTY = 0;
 /**
@@ -16,15 +16,6 @@ const EMPTY = 0;
  */
 const FIRST_CAPACITY = 64;
 const FIRST_ARENA_BYTES = 256;
-
-function hashAscii(value: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < value.length; index++) {
-    hash = Math.imul(hash ^ value.charCodeAt(index), 0x01000193);
-  }
-  // 30 bits: a small integer, which V8 never boxes (a uint32 above 2^30 becomes a heap number).
-  return hash & 0x3fffffff;
-}
 
 function isAscii(value: string): boolean {
   for (let index = 0; index < value.length; index++) if (value.charCodeAt(index) > 0x7f) return false;
@@ -73,7 +64,7 @@ export class IdTable {
   /** The index of `value`, or -1 when it was never added. */
   get(value: string): number {
     if (!isAscii(value)) return this.#other.get(value) ?? -1;
-    return this.#find(value, hashAscii(value));
+    return this.#find(value, hashString(value));
   }
 
   /** The index of `value`, adding it when new (indexes are given in order of first addition). */
@@ -86,7 +77,7 @@ export class IdTable {
       this.#otherValues.set(index, value);
       return index;
     }
-    const hash = hashAscii(value);
+    const hash = hashString(value);
     const found = this.#find(value, hash);
     if (found >= 0) return found;
     this.#reserveArena(value.length);

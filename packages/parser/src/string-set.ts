@@ -5,19 +5,11 @@
 // streaming read of millions of memory events kept a full GC cycle's worth of garbage resident.
 // This open-addressing table cleans its tombstones by rehashing into a second, preallocated array,
 // so steady churn allocates nothing.
+import { hashString } from "@cg/schema/core";
 
 const EMPTY = undefined;
 const DELETED = null;
 type Slot = string | typeof EMPTY | typeof DELETED;
-
-function hashString(value: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < value.length; index++) {
-    hash = Math.imul(hash ^ value.charCodeAt(index), 0x01000193);
-  }
-  // 30 bits: a small integer, which V8 never boxes (a uint32 above 2^30 becomes a heap number).
-  return hash & 0x3fffffff;
-}
 
 export class StringSet {
   #slots: Slot[];

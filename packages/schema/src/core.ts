@@ -84,6 +84,7 @@ export {
   type LineErrorCode,
 } from "./line-decode-error.js";
 export { SCHEMA, type SchemaVersion } from "./schema-version.js";
+export { hashString } from "./string-hash.js";
 export { isTraceWhiteSpace, trimTraceLine } from "./trim-trace-line.js";
 export * from "./u64.js";
 export * from "./wire-enums.js";
