@@ -9,7 +9,7 @@
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
 //     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
 //     (checkColumns) against the read alone (readColumnBatches, nothing consumed): the fold's cost.
-//     On the 1 GiB trace the goal names (CG_PARSER_COMMANDS_MB, default 1024; 3 rounds): a process's
+//     On the 1 GiB trace the goal names (CG_PARSER_COMMANDS_MB, default 1024; 5 rounds): a process's
 //     JIT warm-up, about 0.4 s of CPU whatever the size, is a third of a 100 MB read's CPU time.
 // Each contender runs in its own child process, interleaved over rounds (process-harness.ts);
 // figures are medians of per-round ratios of process CPU time (all threads).
@@ -167,7 +167,8 @@ export default async function parserColumnsBench(): Promise<void> {
     console.log(`commands' trace: ${(commandsTrace.bytes / 2 ** 20).toFixed(0)} MiB`);
     await compareInProcesses({
       ...common,
-      rounds: Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 3),
+      // DuckDB's read_json varies by up to 1.6x from run to run here: five rounds give a steadier median.
+      rounds: Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 5),
       input: { file: commandsTrace.path, warmUp },
       unit: { name: "MB", perOperation: commandsTrace.bytes / 1e6 },
       title: "cg-trace validate and summary, cold",

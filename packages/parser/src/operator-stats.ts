@@ -129,6 +129,41 @@ class ValueIds {
 }
 
 /**
+ * `ValueIds.intern` of a column batch's strings, remembered by dictionary id while the batch keeps
+ * its dictionary: the ops of a batch repeat a few op names, dtypes and devices, so most lookups
+ * are one array read instead of hashing the string.
+ */
+class DictionaryValueIds {
+  readonly #values: ValueIds;
+  #generation = -1;
+  /** Per dictionary id: the value id + 1, or 0 when not looked up yet in this generation. */
+  #ids = new Int32Array(1024);
+
+  constructor(values: ValueIds) {
+    this.#values = values;
+  }
+
+  of(batch: ColumnBatch, stringId: number): number {
+    if (batch.generation !== this.#generation) {
+      this.#ids.fill(0);
+      this.#generation = batch.generation;
+    }
+    if (stringId >= this.#ids.length) {
+      let length = this.#ids.length * 2;
+      while (length <= stringId) length *= 2;
+      const grown = new Int32Array(length);
+      grown.set(this.#ids);
+      this.#ids = grown;
+    }
+    const known = (this.#ids[stringId] as number) - 1;
+    if (known >= 0) return known;
+    const id = this.#values.intern(batch.strings[stringId] as string);
+    this.#ids[stringId] = id + 1;
+    return id;
+  }
+}
+
+/**
  * Up to DISTINCT_KEPT distinct value ids per row, in first-seen order (the shapes, dtypes or devices
  * of a field the rows are not split by), as one typed column.
  */
@@ -202,6 +237,9 @@ export class OperatorAccumulator {
   readonly #distinctDevices: DistinctColumn | undefined;
   readonly #durations: DurationLog | undefined;
   readonly #shapeText = new ShapeText();
+  readonly #batchOpNames = new DictionaryValueIds(this.#opNames);
+  readonly #batchDtypes = new DictionaryValueIds(this.#dtypes);
+  readonly #batchDevices = new DictionaryValueIds(this.#devices);
 
   constructor(groupBy: readonly OperatorGroupField[] = [], options: OperatorAccumulatorOptions = {}) {
     this.#groupBy = OPERATOR_GROUP_FIELDS.filter((field) => groupBy.includes(field));
@@ -243,11 +281,11 @@ export class OperatorAccumulator {
     >,
   ): void {
     this.#add(
-      op.op_name,
+      this.#opNames.intern(op.op_name),
       op.span_id,
       formatShape(op.shape),
-      op.dtype,
-      op.device,
+      this.#dtypes.intern(op.dtype),
+      this.#devices.intern(op.device),
       op.duration_ns,
       resolveStorageBytes(op.storage_bytes, op.shape, op.dtype),
       op.input_storage_bytes ?? 0,
@@ -260,43 +298,44 @@ export class OperatorAccumulator {
    */
   addOpRow(batch: ColumnBatch, row: number): void {
     const fields = (batch.columns[OP_CODE] as KindColumns).fields;
-    const dtype = batch.strings[(fields[OP_FIELD.dtype] as FieldColumn).values[row] as number] as string;
+    const dtype = (fields[OP_FIELD.dtype] as FieldColumn).values[row] as number;
     const shape = fields[OP_FIELD.shape] as FieldColumn;
     const storage = batch.u64(fields[OP_FIELD.storage_bytes] as FieldColumn, row);
     this.#add(
-      batch.strings[(fields[OP_FIELD.op_name] as FieldColumn).values[row] as number] as string,
+      this.#batchOpNames.of(batch, (fields[OP_FIELD.op_name] as FieldColumn).values[row] as number),
       batch.strings[(fields[OP_FIELD.span_id] as FieldColumn).values[row] as number] as string,
       this.#shapeText.of(shape, row),
-      dtype,
-      batch.strings[(fields[OP_FIELD.device] as FieldColumn).values[row] as number] as string,
+      this.#batchDtypes.of(batch, dtype),
+      this.#batchDevices.of(batch, (fields[OP_FIELD.device] as FieldColumn).values[row] as number),
       batch.u64(fields[OP_FIELD.duration_ns] as FieldColumn, row) as U64,
-      storage ?? resolveStorageBytes(undefined, shapeOf(shape, row), dtype),
+      storage ?? resolveStorageBytes(undefined, shapeOf(shape, row), batch.strings[dtype] as string),
       batch.u64(fields[OP_FIELD.input_storage_bytes] as FieldColumn, row) ?? 0,
     );
   }
 
+  /** One op: `opName`, `dtype` and `device` as their ids in `#opNames`, `#dtypes` and `#devices`. */
   #add(
-    opName: string,
+    opName: number,
     spanId: string,
     shape: string,
-    dtype: string,
-    device: string,
+    dtype: number,
+    device: number,
     duration: U64,
     outputBytes: U64,
     inputBytes: U64,
   ): void {
     const groupBy = this.#groupBy;
     const tuple = this.#tuple;
-    tuple[0] = this.#opNames.intern(opName);
+    tuple[0] = opName;
     for (let depth = 0; depth < groupBy.length; depth++) {
       const field = groupBy[depth] as OperatorGroupField;
       tuple[depth + 1] =
         field === "shape"
           ? this.#shapes.intern(shape)
           : field === "dtype"
-            ? this.#dtypes.intern(dtype)
+            ? dtype
             : field === "device"
-              ? this.#devices.intern(device)
+              ? device
               : this.#pathIds.intern(this.#pathOf(spanId));
     }
     const row = this.#rows.intern(tuple);
@@ -311,8 +350,8 @@ export class OperatorAccumulator {
     if (this.#distinctShapes !== undefined && !this.#distinctShapes.keep(row, this.#shapes.intern(shape))) {
       this.#shapesMore[row] = (this.#shapesMore[row] as number) + 1;
     }
-    this.#distinctDtypes?.keep(row, this.#dtypes.intern(dtype));
-    this.#distinctDevices?.keep(row, this.#devices.intern(device));
+    this.#distinctDtypes?.keep(row, dtype);
+    this.#distinctDevices?.keep(row, device);
     this.#durations?.add(row, duration);
     this.#opTotal =
       typeof this.#opTotal === "number" &&

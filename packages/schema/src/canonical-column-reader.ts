@@ -36,8 +36,9 @@ function storeSource(
     case "string":
       return `${column}.values[r] = ${guard("sid(readString())", ABSENT_ID)};\n`;
     case "enum": {
-      const variants = source.constants.ref(field.variants ?? []);
-      return `${column}.values[r] = ${guard(`readEnumIndex(${variants})`, ABSENT_ENUM)};\n`;
+      const variants = field.variants ?? [];
+      const read = source.enumMatch(variants, `readEnumIndex(${source.constants.ref(variants)})`, String);
+      return `${column}.values[r] = ${guard(read, ABSENT_ENUM)};\n`;
     }
     case "u64":
       return `${column}.values[r] = ${guard("readU64()", ABSENT_U64)};\n`;

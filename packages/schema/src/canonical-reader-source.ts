@@ -65,7 +65,7 @@ export class ReaderSource {
   }
 
   /** An expression true when `text` is at the cursor, its words compared as constants. */
-  #fastMatch(text: string): string {
+  wordsMatch(text: string): string {
     const { length, words, lastMask } = cursor.ascii(text);
     const tests = [`keyFits(${length})`];
     words.forEach((word, index) => {
@@ -81,7 +81,7 @@ export class ReaderSource {
 
   /** An expression that steps over the required key literal `text`; false when the line deviated. */
   expectKey(text: string): string {
-    return `(${this.#fastMatch(text)} ? stepOver(${text.length}) : expect(${this.literal(text)}))`;
+    return `(${this.wordsMatch(text)} ? stepOver(${text.length}) : expect(${this.literal(text)}))`;
   }
 
   /**
@@ -91,12 +91,33 @@ export class ReaderSource {
    * then finds type feedback there, not a branch V8 never saw taken.
    */
   optionalKey(text: string): string {
-    return `optionalMember(${this.#fastMatch(text)}, ${this.literal(text)})`;
+    return `optionalMember(${this.wordsMatch(text)}, ${this.literal(text)})`;
   }
 
   readCall(field: FieldLayout): string | undefined {
-    if (field.type === "enum") return `readEnum(${this.constants.ref(field.variants ?? [])})`;
+    if (field.type === "enum") {
+      const variants = field.variants ?? [];
+      return this.enumMatch(variants, `readEnum(${this.constants.ref(variants)})`, (_, quoted) => quoted);
+    }
     return READ_CALLS[field.type];
+  }
+
+  /**
+   * An expression reading an enum value: each variant's quoted text compared as words first (most
+   * values are one of a few), giving `result(index, quoted)`; `otherwise` (the string cache and
+   * the variant search) only for a value none of them matched.
+   */
+  enumMatch(
+    variants: readonly string[],
+    otherwise: string,
+    result: (index: number, quoted: string) => string,
+  ): string {
+    let read = otherwise;
+    for (let index = variants.length - 1; index >= 0; index--) {
+      const quoted = sourceString(variants[index] as string);
+      read = `(${this.wordsMatch(quoted)} ? (stepOver(${quoted.length}), ${result(index, quoted)}) : ${read})`;
+    }
+    return read;
   }
 }
 
