@@ -27,6 +27,8 @@ let input: Uint8Array = EMPTY;
 let view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer);
 let position = 0;
 let end = 0;
+/** The smaller of `end` and the input's length: how far whole words may be read. */
+let wordEnd = 0;
 let ok = true;
 
 /** JSON white space within a line: space, tab, CR (a line never holds an LF). */
@@ -225,10 +227,14 @@ function interned(start: number, stop: number): string {
 // written into their source as constants (no loop, no loads of the literal), and call `expect` or
 // `optionalKey` only where that fast test fails.
 
-/** True when `length` bytes from the cursor lie within the line and can be read as whole words. */
-export function keyFits(length: number): boolean {
-  const start = position;
-  return start + length <= end && start + ((length + 3) & ~3) <= input.length;
+/**
+ * True when `wordBytes` bytes from the cursor (a key's length rounded up to whole words) lie within
+ * the line and the input, so they can be read as whole words. Kept this small so that V8 inlines it
+ * into the large generated readers, whose inlining budget is spent elsewhere: called as a function
+ * it cost a call per key. A key that fits only without the rounding takes the bytewise path.
+ */
+export function keyFits(wordBytes: number): boolean {
+  return position + wordBytes <= wordEnd;
 }
 
 /** The four bytes at the cursor plus `offset` as a little-endian word (after `keyFits`). */
@@ -536,6 +542,7 @@ export function begin(source: Uint8Array, start: number, stop: number): void {
   }
   position = start;
   end = stop;
+  wordEnd = Math.min(stop, source.length);
   ok = true;
 }
 

@@ -67,7 +67,8 @@ export class ReaderSource {
   /** An expression true when `text` is at the cursor, its words compared as constants. */
   wordsMatch(text: string): string {
     const { length, words, lastMask } = cursor.ascii(text);
-    const tests = [`keyFits(${length})`];
+    // Rounded up to whole words: the words read past the literal's end are masked, not skipped.
+    const tests = [`keyFits(${(length + 3) & ~3})`];
     words.forEach((word, index) => {
       const read = `keyWord(${index * 4})`;
       tests.push(
