@@ -55,7 +55,8 @@ export class SpanOpTotals {
 }
 
 function addTo(column: Float64Array, big: Map<number, bigint>, row: number, value: U64): void {
-  const known = big.get(row);
+  // The side map is nearly always empty: no hash lookup per op then.
+  const known = big.size === 0 ? undefined : big.get(row);
   if (known !== undefined) {
     big.set(row, known + BigInt(value));
     return;
