@@ -66,7 +66,12 @@ function kindReaderSource(
   code: number,
   firstKeyInHead: boolean,
 ): string {
-  let body = `function read${code}() {\nconst r = K${code}.open();\n`;
+  let body = `function read${code}() {\nconst r = K${code}.reserve();\n`;
+  // The list columns' pending elements start at the row's offset (\`open\`, unrolled).
+  layout.fields.forEach((field, index) => {
+    if (field.type === "strings" || field.type === "shape")
+      body += `F${code}_${index}.pending = F${code}_${index}.offsets[r];\n`;
+  });
   layout.fields.forEach((field, index) => {
     const column = `F${code}_${index}`;
     const member = `,${sourceString(field.key)}:`;
