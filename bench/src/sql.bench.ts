@@ -185,7 +185,8 @@ async function ingest(dir: string): Promise<void> {
         ratio: baseline.seconds / subject.seconds,
       },
       "speedup",
-      0.5,
+      // The goal of the one analysis engine: the ingest at least as fast as read_json itself.
+      1,
     );
     console.log(
       `  ingest ${megabytesPerSecond(bytes, subject)}, read_json ${megabytesPerSecond(bytes, baseline)}; ` +
