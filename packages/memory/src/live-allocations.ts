@@ -118,7 +118,12 @@ export class LiveAllocations {
   }
 
   category(slot: number): MemoryCategory {
-    return MEMORY_CATEGORIES[this.#category[slot] as number] as MemoryCategory;
+    return MEMORY_CATEGORIES[this.categoryCode(slot)] as MemoryCategory;
+  }
+
+  /** The allocation's category as its index in MEMORY_CATEGORIES (as `add` was given it). */
+  categoryCode(slot: number): number {
+    return this.#category[slot] as number;
   }
 
   sequence(slot: number): number {

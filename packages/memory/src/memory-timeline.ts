@@ -216,7 +216,8 @@ export class MemoryTimeline {
       } else {
         // Reference: the allocation's bytes and category, taken from the *free* event's device (§17 Q5).
         // Only an entry the device already has is reduced: a free never creates one (spec §11 step 4).
-        const index = CATEGORY_INDEX[live.category(slot)];
+        // By its code, as the alloc path indexes it: no name to look up again.
+        const index = CATEGORY_INDEX_OF_CODE[live.categoryCode(slot)] as number;
         const freed = live.bytes(slot);
         this.#remove(slot);
         state.live = subtractU64Saturating(state.live, freed);
