@@ -53,6 +53,33 @@ describe("summarizeStream", () => {
     memory(10, "a", "alloc", 100) +
     '{"kind":"span_end","id":"s1","duration_ns":100}\n';
 
+  it("ranks a span's ops written before and after its start as the document queries do", async () => {
+    const op = (span: string, ns: number) =>
+      `{"kind":"op","span_id":"${span}","op_name":"mm","inputs":[],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":${ns},"timestamp_ns":1,"storage_bytes":8,"input_storage_bytes":0}\n`;
+    // s2's first ops come before its start, then more after it with no other span's op between:
+    // a span row remembered for a run of ops must not outlive the span's start.
+    const text =
+      header +
+      op("s2", 5) +
+      op("s2", 7) +
+      '{"kind":"span_start","id":"s2","parent_id":"s1","name":"child","start_ns":2,"span_kind":"module","measured":false}\n' +
+      op("s2", 11) +
+      op("s2", 13) +
+      '{"kind":"span_end","id":"s2","duration_ns":50}\n' +
+      '{"kind":"span_end","id":"s1","duration_ns":100}\n';
+    const document = await parseTrace({ text }, { mode: "lenient" });
+    const streamed = await summarizeStream({ text }, { rankLimit: 10, mode: "lenient" });
+    const slowest = queryTrace(document, "slowest", { limit: 10 });
+    const heaviest = queryTrace(document, "heaviest", { limit: 10 });
+    expect(streamed.rankings).toEqual({
+      slowest_spans: slowest.slowest_spans,
+      slowest_ops: slowest.slowest_ops,
+      heaviest_spans: heaviest.heaviest_spans,
+      heaviest_ops: heaviest.heaviest_ops,
+    });
+    expect(streamed.rankings?.heaviest_spans.find((span) => span.id === "s2")?.op_count).toBe(4);
+  });
+
   it("restores timestamp order within the reorder window", async () => {
     const document = await parseTrace({ text: late });
     const streamed = await summarizeStream({ text: late }, { reorderWindow: 4 });
