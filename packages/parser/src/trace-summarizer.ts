@@ -180,9 +180,8 @@ export class TraceSummarizer implements StreamSummarizer {
     // runs of memory events name the same span and a started span's step never changes.
     let stepSpanId: string | undefined;
     let step: ReturnType<SpanTable["step"]>;
-    this.#timeline = !figures
-      ? undefined
-      : new MemoryTimeline({
+    this.#timeline = figures
+      ? new MemoryTimeline({
           timeline: false,
           ...(options.onMemoryPoint === undefined ? {} : { onPoint: options.onMemoryPoint }),
           spanStep: (spanId) => {
@@ -193,7 +192,8 @@ export class TraceSummarizer implements StreamSummarizer {
             step = spans.step(row);
             return step;
           },
-        });
+        })
+      : undefined;
     this.#reorderWindow = options.reorderWindow ?? DEFAULT_REORDER_WINDOW;
     this.#window = new MemoryReorderWindow(
       this.#reorderWindow,
