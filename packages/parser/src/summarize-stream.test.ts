@@ -3,12 +3,31 @@ import { join } from "node:path";
 import { analyzeMemory } from "@cg/memory";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
-import { analyzeHealth, parseTrace, queryTrace, summarize, summarizeStream } from "./index.js";
+import {
+  analyzeHealth,
+  parseTrace,
+  queryTrace,
+  summarize,
+  summarizeStream,
+  type TraceDocument,
+} from "./index.js";
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
   fixtures: { file: string; expect: string }[];
 };
 const accepted = manifest.fixtures.filter((entry) => entry.expect !== "parse_error");
+
+/** The streamed rankings' expectation: the document queries "slowest" and "heaviest". */
+function documentRankings(document: TraceDocument, limit: number) {
+  const slowest = queryTrace(document, "slowest", { limit });
+  const heaviest = queryTrace(document, "heaviest", { limit });
+  return {
+    slowest_spans: slowest.slowest_spans,
+    slowest_ops: slowest.slowest_ops,
+    heaviest_spans: heaviest.heaviest_spans,
+    heaviest_ops: heaviest.heaviest_ops,
+  };
+}
 
 describe("summarizeStream", () => {
   it.each(accepted.map((entry) => [entry.file] as const))(
@@ -19,14 +38,7 @@ describe("summarizeStream", () => {
       const streamed = await summarizeStream(path, { rankLimit: 3 });
       const { self_times: _selfTimes, ...summary } = summarize(document);
       expect(streamed.summary).toEqual(summary);
-      const slowest = queryTrace(document, "slowest", { limit: 3 });
-      const heaviest = queryTrace(document, "heaviest", { limit: 3 });
-      expect(streamed.rankings).toEqual({
-        slowest_spans: slowest.slowest_spans,
-        slowest_ops: slowest.slowest_ops,
-        heaviest_spans: heaviest.heaviest_spans,
-        heaviest_ops: heaviest.heaviest_ops,
-      });
+      expect(streamed.rankings).toEqual(documentRankings(document, 3));
       expect(streamed.health).toEqual(analyzeHealth(document));
       expect(streamed.memory).toEqual(
         analyzeMemory(
@@ -69,14 +81,7 @@ describe("summarizeStream", () => {
       '{"kind":"span_end","id":"s1","duration_ns":100}\n';
     const document = await parseTrace({ text }, { mode: "lenient" });
     const streamed = await summarizeStream({ text }, { rankLimit: 10, mode: "lenient" });
-    const slowest = queryTrace(document, "slowest", { limit: 10 });
-    const heaviest = queryTrace(document, "heaviest", { limit: 10 });
-    expect(streamed.rankings).toEqual({
-      slowest_spans: slowest.slowest_spans,
-      slowest_ops: slowest.slowest_ops,
-      heaviest_spans: heaviest.heaviest_spans,
-      heaviest_ops: heaviest.heaviest_ops,
-    });
+    expect(streamed.rankings).toEqual(documentRankings(document, 10));
     expect(streamed.rankings?.heaviest_spans.find((span) => span.id === "s2")?.op_count).toBe(4);
   });
 
