@@ -50,6 +50,9 @@ return values;
 `;
 }
 
+/** Printable ASCII without a quote or a backslash: text whose JSON string is its bytes between quotes. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** The constants and key tests of a generated reader (shared with canonical-column-reader.ts). */
 export class ReaderSource {
   readonly constants = new SourceConstants();
@@ -115,7 +118,10 @@ export class ReaderSource {
   ): string {
     let read = otherwise;
     for (let index = variants.length - 1; index >= 0; index--) {
-      const quoted = sourceString(variants[index] as string);
+      const variant = variants[index] as string;
+      // Only a value the string reader would take as it is (printable ASCII, no escape) is a literal.
+      if (!PLAIN_ASCII.test(variant)) continue;
+      const quoted = sourceString(variant);
       read = `(${this.wordsMatch(quoted)} ? (stepOver(${quoted.length}), ${result(index, quoted)}) : ${read})`;
     }
     return read;
