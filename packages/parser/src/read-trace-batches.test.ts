@@ -77,6 +77,25 @@ describe("readTraceBatches", () => {
     expect(closed).toBe(true);
   });
 
+  it("keeps default batches small enough that their events die young", async () => {
+    // 1,300 ops of one span in one chunk: without a bound the whole chunk would be one batch.
+    const lines = [
+      '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"2026-01-01T00:00:00Z","capture_step":0,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}',
+      '{"kind":"span_start","id":"s","name":"step","start_ns":1,"span_kind":"step"}',
+    ];
+    for (let op = 0; op < 1300; op++) {
+      lines.push(
+        `{"kind":"op","span_id":"s","op_name":"add","inputs":[],"output_shape":[2],"dtype":"f32","device":"cpu","start_ns":${op + 2},"duration_ns":1}`,
+      );
+    }
+    const text = `${lines.join("\n")}\n`;
+    const expected = (await collect(readTraceEvents({ text }, { mode: "lenient" }))).values;
+    const batches = (await collect(readTraceBatches({ text }, { mode: "lenient" }))).values;
+    expect(expected.length).toBeGreaterThan(1300);
+    expect(batches.map((batch) => batch.length)).toEqual([512, 512, expected.length - 1024]);
+    expect(batches.flat()).toEqual(expected);
+  });
+
   it("refuses a batch size below 1", async () => {
     await expect(collect(readTraceBatches({ text: "" }, { batchSize: 0 }))).resolves.toMatchObject({
       error: expect.any(RangeError),
