@@ -1,3 +1,4 @@
+import { U64_MAX } from "@cg/schema/core";
 import { OrtProfileError } from "./ort-profile-error.js";
 import type {
   OrtAllocatorFigures,
@@ -16,7 +17,6 @@ export interface ScanOptions {
 }
 
 const KERNEL_SUFFIX = "_kernel_time";
-const U64_MAX = 2n ** 64n - 1n;
 
 interface PendingBadLine {
   readonly line: number;

@@ -25,15 +25,9 @@ import type {
   TimeAttributionPart,
 } from "./compare-attribution-types.js";
 import { ComparisonInputError } from "./compare-error.js";
-import type { SignedInteger } from "./signed-integer.js";
+import { signedInteger } from "./signed-integer.js";
 
 const MATCHES: readonly AttributionMatch[] = ["path", "masked_path", "signature"];
-
-export function signedInteger(value: bigint): SignedInteger {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(value)
-    : value;
-}
 
 const abs = (value: bigint): bigint => (value < 0n ? -value : value);
 const share = (part: bigint, total: bigint): number => (total === 0n ? 0 : Number(part) / Number(total));

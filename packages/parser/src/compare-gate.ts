@@ -1,11 +1,11 @@
 // Checks a comparison against gate rules (`parseGateRules`): each rule is checked on the total, or
 // on every span path / op name its selector names, with the same figures the attribution uses.
 
-import { signedInteger } from "./compare-attribution.js";
 import type { AttributionSide } from "./compare-attribution-side.js";
 import { ComparisonInputError } from "./compare-error.js";
 import type { GateMetric, GateRule } from "./compare-gate-rules.js";
 import type { SignedInteger } from "./signed-integer.js";
+import { signedInteger } from "./signed-integer.js";
 
 export interface GateCheck {
   /** The rule as written. */

@@ -15,7 +15,7 @@ import { documentHealth } from "./health.js";
 import type { HealthOptions } from "./health-issue.js";
 import { compareOperators, type OperatorComparison } from "./operator-compare.js";
 import { type OperatorGroupField, operatorTable } from "./operator-stats.js";
-import type { SignedInteger } from "./signed-integer.js";
+import { type SignedInteger, signedInteger } from "./signed-integer.js";
 import type { TraceDocument } from "./trace-document.js";
 
 export {
@@ -93,12 +93,6 @@ export interface CompareOptions extends HealthOptions {
   attributionLimit?: number;
   /** Gate rules (`parseGateRules`) checked against the comparison; the result is `gate`. */
   failOn?: readonly GateRule[];
-}
-
-function signed(value: bigint): SignedInteger {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(value)
-    : value;
 }
 
 function percent(delta: bigint, base: bigint): number | undefined {
@@ -229,9 +223,9 @@ export function compareSidesWith(
     .map(({ path, before, after, delta }) => {
       const entry: SpanDelta = {
         path,
-        baseline_ns: signed(before) as U64,
-        candidate_ns: signed(after) as U64,
-        delta_ns: signed(delta),
+        baseline_ns: signedInteger(before) as U64,
+        candidate_ns: signedInteger(after) as U64,
+        delta_ns: signedInteger(delta),
       };
       const share = percent(delta, before);
       if (share !== undefined) entry.delta_percent = share;
@@ -262,8 +256,8 @@ export function compareSidesWith(
     warnings,
     baseline: baselineRun,
     candidate: candidateRun,
-    total_delta_ns: signed(totalDelta),
-    peak_delta_bytes: signed(peakDelta),
+    total_delta_ns: signedInteger(totalDelta),
+    peak_delta_bytes: signedInteger(peakDelta),
     span_deltas: spanDeltas,
     gradient_changes: gradientChanges,
     operators,

@@ -1,7 +1,14 @@
 // The figures of one comparison side folded from its events, for a stream and a document alike:
 // per-path span totals, gradient facts and the attribution inputs. The spans are those of the
 // summarizer's own table (handed over with `spans.use` before the first event).
-import type { ColumnBatch, FieldColumn, KindColumns, TraceEvent, U64 } from "@cg/schema/core";
+import {
+  type ColumnBatch,
+  type FieldColumn,
+  type KindColumns,
+  normalizeU64,
+  type TraceEvent,
+  type U64,
+} from "@cg/schema/core";
 import { type AttributionSide, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
 import {
   addGradient,
@@ -93,7 +100,7 @@ export class ComparisonSideFold {
     const table = this.spans.table;
     for (const [spanId, ns] of this.#earlyOps) {
       const row = table.ids.get(spanId);
-      if (row >= 0) this.#opTotals.add(row, ns <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ns) : ns, 0);
+      if (row >= 0) this.#opTotals.add(row, normalizeU64(ns), 0);
     }
     this.#earlyOps.clear();
 

@@ -2,15 +2,12 @@
 // operators appeared or disappeared (a fused kernel replacing two, a cast that crept in).
 import type { U64 } from "@cg/schema/core";
 import type { OperatorGroupField, OperatorRows, OperatorStats, OperatorTable } from "./operator-stats.js";
+import { signedInteger } from "./signed-integer.js";
 
 /** A difference of two u64 values: a number when it fits, else a bigint. */
 export type SignedCount = number | bigint;
 
 const big = (value: U64 | undefined): bigint => (value === undefined ? 0n : BigInt(value));
-const signed = (value: bigint): SignedCount =>
-  value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-    ? Number(value)
-    : value;
 
 export interface OperatorDelta {
   op_name: string;
@@ -180,7 +177,7 @@ function delta(
   const oldTotal = before >= 0 ? baseline.total(before) : 0;
   const newTotal = after >= 0 ? candidate.total(after) : 0;
   const mean = (total: U64, calls: number): U64 =>
-    calls === 0 ? 0 : (signed(big(total) / BigInt(calls)) as U64);
+    calls === 0 ? 0 : (signedInteger(big(total) / BigInt(calls)) as U64);
   const oldMean = mean(oldTotal, oldCalls);
   const newMean = mean(newTotal, newCalls);
   const fields: Partial<Pick<OperatorDelta, OperatorGroupField>> = {};
@@ -194,10 +191,10 @@ function delta(
     calls_delta: newCalls - oldCalls,
     baseline_total_ns: oldTotal,
     candidate_total_ns: newTotal,
-    total_delta_ns: signed(big(newTotal) - big(oldTotal)),
+    total_delta_ns: signedInteger(big(newTotal) - big(oldTotal)),
     baseline_mean_ns: oldMean,
     candidate_mean_ns: newMean,
-    mean_delta_ns: signed(big(newMean) - big(oldMean)),
+    mean_delta_ns: signedInteger(big(newMean) - big(oldMean)),
   };
   if (before >= 0 && big(oldTotal) > 0n) {
     result.total_delta_percent = (Number(big(newTotal) - big(oldTotal)) / Number(oldTotal)) * 100;

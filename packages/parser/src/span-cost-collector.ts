@@ -3,24 +3,13 @@
 // computed once at the end, children before parents, with the same rules and results as
 // `spanCosts` on the whole document. Reading a cost makes no object unless `cost(row)` is asked.
 import { resolveStorageBytes } from "@cg/memory";
-import {
-  type ExecutionStep,
-  normalizeU64,
-  type SpanKind,
-  type TraceEvent,
-  type U64,
-  U64_MAX,
-} from "@cg/schema/core";
+import { type ExecutionStep, normalizeU64, type SpanKind, type TraceEvent, type U64 } from "@cg/schema/core";
 import { IdTable } from "./id-table.js";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import { SpanTable } from "./span-table.js";
-import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
+import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals, u64Figure } from "./span-table-costs.js";
 import { type SpanTableStructure, spanTableIssues } from "./span-table-health.js";
 import type { SpanRecord } from "./trace-document.js";
-
-function saturate(value: bigint): U64 {
-  return normalizeU64(value > U64_MAX ? U64_MAX : value);
-}
 
 /** The cost of every span of a trace, one row per span in order of its `span_start` (see `rowsInIdOrder`). */
 export class SpanCostColumns {
@@ -109,11 +98,11 @@ export class SpanCostColumns {
   }
 
   totalNs(row: number): U64 {
-    return saturate(this.#totals.total(row));
+    return u64Figure(this.#totals.total(row));
   }
 
   selfNs(row: number): U64 {
-    return saturate(this.#totals.selfTime(row));
+    return u64Figure(this.#totals.selfTime(row));
   }
 
   opCount(row: number): number {
@@ -121,11 +110,11 @@ export class SpanCostColumns {
   }
 
   opNs(row: number): U64 {
-    return saturate(this.#ops.ns(row));
+    return u64Figure(this.#ops.ns(row));
   }
 
   opBytes(row: number): U64 {
-    return saturate(this.#ops.bytes(row));
+    return u64Figure(this.#ops.bytes(row));
   }
 
   /** The span as the document's `spans` holds it (duration and parent id included). */

@@ -3,7 +3,7 @@
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
 import { grownCopy } from "@cg/memory";
-import { normalizeU64, type U64, U64_MAX } from "@cg/schema/core";
+import { normalizeU64, saturateU64, type U64 } from "@cg/schema/core";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import type { SpanTable } from "./span-table.js";
@@ -69,8 +69,9 @@ function addTo(column: Float64Array, big: Map<number, bigint>, row: number, valu
   }
 }
 
-function saturate(value: bigint): U64 {
-  return normalizeU64(value > U64_MAX ? U64_MAX : value);
+/** An exact sum as a u64 figure: saturated at 2^64 − 1, as the reference's figures are. */
+export function u64Figure(value: bigint): U64 {
+  return normalizeU64(saturateU64(value));
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -183,9 +184,9 @@ export function rankSpanCosts(
   const heaviest = new TopList<number>(limit);
   for (let row = 0; row < rows; row++) {
     if (inside[row] === 0) continue;
-    const self = saturateBig(selfTime(row));
+    const self = saturateU64(selfTime(row));
     if (slowest.admits(self)) slowest.offer(self, table.ids.valueAt(row), () => row);
-    const bytes = saturateBig(ops.bytes(row));
+    const bytes = saturateU64(ops.bytes(row));
     if (heaviest.admits(bytes)) heaviest.offer(bytes, table.ids.valueAt(row), () => row);
   }
   const cost = (row: number): SpanCost => {
@@ -198,11 +199,11 @@ export function rankSpanCosts(
       depth: depth[row] as number,
       measured: span.measured,
       in_measured_subtree: true,
-      total_ns: saturate(total(row)),
-      self_ns: saturate(selfTime(row)),
+      total_ns: u64Figure(total(row)),
+      self_ns: u64Figure(selfTime(row)),
       op_count: ops.count(row),
-      op_bytes: saturate(ops.bytes(row)),
-      op_ns: saturate(ops.ns(row)),
+      op_bytes: u64Figure(ops.bytes(row)),
+      op_ns: u64Figure(ops.ns(row)),
     };
     if (span.step !== undefined) result.step = span.step;
     return result;
@@ -243,10 +244,6 @@ export function spanTableTotals(
     total: (row) => BigInt(exact.totals[row] as number | bigint),
     selfTime: (row) => BigInt(exact.selfTimes[row] as number | bigint),
   };
-}
-
-function saturateBig(value: bigint): bigint {
-  return value > U64_MAX ? U64_MAX : value;
 }
 
 interface Totals {

@@ -2,7 +2,7 @@
 // issues in span id order, counts and depths. Children are indexed in compressed rows (two
 // Int32Arrays), depths and walk states are typed arrays, and only the spans that carry an issue are
 // sorted by id, so a clean trace of 10 million spans costs about 17 bytes per span here and no sort.
-import { U64_MAX } from "@cg/schema/core";
+import { saturateU64 } from "@cg/schema/core";
 import { type HealthIssue, type HealthOptions, healthError, type SpanCounts } from "./health-issue.js";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
 import { MISSING_PARENT, NO_PARENT, type SpanTable } from "./span-table.js";
@@ -121,8 +121,7 @@ export function spanTableIssues(
 }
 
 function end(table: SpanTable, row: number): bigint {
-  const value = BigInt(table.startU64(row)) + BigInt(table.durationU64(row));
-  return value > U64_MAX ? U64_MAX : value;
+  return saturateU64(BigInt(table.startU64(row)) + BigInt(table.durationU64(row)));
 }
 
 function outsideParent(table: SpanTable, row: number, parent: number): boolean {

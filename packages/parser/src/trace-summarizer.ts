@@ -511,7 +511,7 @@ export class TraceSummarizer implements StreamSummarizer {
 function measuredTableTotal(spans: SpanTable): TraceSummary["total_ns"] {
   let total = 0n;
   for (let row = 0; row < spans.size; row++) if (spans.measured(row)) total += BigInt(spans.durationU64(row));
-  return total <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(total) : total;
+  return normalizeU64(total);
 }
 
 function overBudget(
