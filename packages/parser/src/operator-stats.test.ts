@@ -15,6 +15,7 @@ import {
   parseTraceText,
   readColumnBatches,
   readTraceEvents,
+  serializeDocument,
 } from "./index.js";
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
@@ -159,6 +160,30 @@ describe("operatorTable", () => {
       min_ns: sorted[0],
       max_ns: sorted[sorted.length - 1],
     });
+  });
+
+  it("tables a document that repeats a span id as its stream: the first record of an id counts", async () => {
+    const document = await traceWith([{ name: "matmul", duration: 10 }]);
+    const measured = document.spans.find((span) => span.measured);
+    expect(measured).toBeDefined();
+    const repeated = { ...document, spans: [...document.spans, { ...measured!, duration_ns: 1_000 }] };
+    expect(operatorTable(repeated)).toEqual(operatorTable(document));
+  });
+
+  it("keeps no durations for a stream of events when percentiles are off", async () => {
+    const document = await traceWith([
+      { name: "matmul", duration: 10 },
+      { name: "matmul", duration: 30 },
+    ]);
+    const table = await operatorTableOfEvents(
+      (async function* () {
+        for await (const record of readTraceEvents({ text: serializeDocument(document) })) yield record.event;
+      })(),
+      { percentiles: false },
+    );
+    expect(table.percentiles).toBe("not kept");
+    expect(table.operators[0]).toMatchObject({ calls: 2, p50_ns: 0, p95_ns: 0 });
+    expect(table).toEqual(operatorTable(document, { percentiles: false }));
   });
 
   it.each(accepted)("streaming equals the document on %s, for every grouping", async (file) => {

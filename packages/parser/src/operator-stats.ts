@@ -12,6 +12,7 @@ import type {
   U64,
 } from "@cg/schema/core";
 import { DurationLog } from "./duration-log.js";
+import { foldDocument } from "./fold-document.js";
 import { OP_CODE, OP_FIELD, ShapeText, shapeOf } from "./op-columns.js";
 import type { TraceDocument } from "./trace-document.js";
 import { TupleIndex } from "./tuple-index.js";
@@ -524,16 +525,18 @@ function compareText(left: string, right: string): number {
 
 /** The operator table of a parsed trace. */
 export function operatorTable(document: TraceDocument, options: OperatorTableOptions = {}): OperatorTable {
-  const accumulator = new OperatorAccumulator(
+  // The document's events go through the streamed table's own path: one rule for both.
+  const accumulator = accumulatorFor(options);
+  const measuredSpans = new Set<string>();
+  foldDocument(document, (event) => accumulator.addEvent(event, measuredSpans));
+  return accumulator.result(options.limit === undefined ? {} : { limit: options.limit });
+}
+
+function accumulatorFor(options: OperatorTableOptions): OperatorAccumulator {
+  return new OperatorAccumulator(
     options.groupBy,
     options.percentiles === undefined ? {} : { percentiles: options.percentiles },
   );
-  for (const span of document.spans) {
-    accumulator.addSpan(span);
-    if (span.measured) accumulator.addMeasuredDuration(span.duration_ns);
-  }
-  for (const op of document.ops) accumulator.addOp(op);
-  return accumulator.result(options.limit === undefined ? {} : { limit: options.limit });
 }
 
 /** The operator table of a stream of events (bounded memory: no document is built). */
@@ -541,7 +544,7 @@ export async function operatorTableOfEvents(
   events: AsyncIterable<TraceEvent> | Iterable<TraceEvent>,
   options: OperatorTableOptions = {},
 ): Promise<OperatorTable> {
-  const accumulator = new OperatorAccumulator(options.groupBy);
+  const accumulator = accumulatorFor(options);
   const measuredSpans = new Set<string>();
   for await (const event of events) accumulator.addEvent(event, measuredSpans);
   return accumulator.result(options.limit === undefined ? {} : { limit: options.limit });
