@@ -1,4 +1,5 @@
-import { type MemoryCategory, saturateU64 } from "@cg/schema/core";
+import { MemoryTimeline, type MemoryTimelinePoint } from "@cg/memory";
+import { MEMORY_CATEGORIES, type MemoryCategory, normalizeU64 } from "@cg/schema/core";
 import type { MemoryRecord } from "./memory-event-sorter.js";
 
 /** One counter sample: a counter track name and its new value. */
@@ -8,74 +9,61 @@ export interface CounterSample {
   value: bigint;
 }
 
-interface DeviceState {
-  live: bigint;
-  byCategory: Map<MemoryCategory, bigint>;
-}
-
-function saturatingAdd(left: bigint, right: bigint): bigint {
-  return saturateU64(left + right);
-}
-
-function saturatingSubtract(left: bigint, right: bigint): bigint {
-  return saturateU64(left - right);
-}
-
 /** Counter track name of a device's live logical bytes, in total or for one category. */
 export function memoryCounterName(device: string, category: MemoryCategory | "total"): string {
   return `memory ${device} ${category}`;
 }
 
 /**
- * Replays memory events in analysis order (spec §11: lifetimes keyed by tensor id, a free
- * subtracts the allocation's bytes from the free event's device and the allocation's category) and
- * reports the counters each event changes. State: one entry per live allocation and per device.
+ * Replays memory events in analysis order through `@cg/memory`'s timeline, the one implementation
+ * of spec §11 (lifetimes keyed by tensor id, a free subtracts the allocation's bytes from the free
+ * event's device and the allocation's category), and reports the counters each event changes: the
+ * device's total, then the category an alloc names or whose bytes a free changed. State: the
+ * timeline's live allocations and, per device, the last value of each category counter.
  */
 export class MemoryCounters {
-  readonly #devices = new Map<string, DeviceState>();
-  readonly #live = new Map<string, { bytes: bigint; category: MemoryCategory }>();
-
-  #device(name: string): DeviceState {
-    let state = this.#devices.get(name);
-    if (state === undefined) {
-      state = { live: 0n, byCategory: new Map() };
-      this.#devices.set(name, state);
-    }
-    return state;
-  }
+  readonly #timeline = new MemoryTimeline({
+    onPoint: (point) => {
+      this.#point = point;
+    },
+  });
+  #point: MemoryTimelinePoint | undefined;
+  readonly #categoryValues = new Map<string, Map<MemoryCategory, bigint>>();
 
   /** Applies one event and returns the changed counters (device total first). */
   apply(record: MemoryRecord): CounterSample[] {
-    const device = this.#device(record.device);
-    let category: MemoryCategory | undefined;
-    if (record.action === 0) {
-      device.live = saturatingAdd(device.live, record.bytes);
-      category = record.category;
-      device.byCategory.set(category, saturatingAdd(device.byCategory.get(category) ?? 0n, record.bytes));
-      this.#live.set(record.tensorId, { bytes: record.bytes, category });
-    } else {
-      const allocation = this.#live.get(record.tensorId);
-      if (allocation !== undefined) {
-        this.#live.delete(record.tensorId);
-        device.live = saturatingSubtract(device.live, allocation.bytes);
-        category = allocation.category;
-        device.byCategory.set(
-          category,
-          saturatingSubtract(device.byCategory.get(category) ?? 0n, allocation.bytes),
-        );
-      } else {
-        device.live = saturatingSubtract(device.live, record.bytes);
-      }
-    }
+    const alloc = record.action === 0;
+    this.#timeline.pushValues(
+      normalizeU64(record.timestamp),
+      record.tensorId,
+      "",
+      undefined,
+      record.device,
+      normalizeU64(record.bytes),
+      alloc,
+      MEMORY_CATEGORIES.indexOf(record.category),
+    );
+    const point = this.#point as MemoryTimelinePoint;
     const samples: CounterSample[] = [
-      { name: memoryCounterName(record.device, "total"), timestamp: record.timestamp, value: device.live },
-    ];
-    if (category !== undefined) {
-      samples.push({
-        name: memoryCounterName(record.device, category),
+      {
+        name: memoryCounterName(record.device, "total"),
         timestamp: record.timestamp,
-        value: device.byCategory.get(category) ?? 0n,
-      });
+        value: BigInt(point.live_bytes),
+      },
+    ];
+    let values = this.#categoryValues.get(record.device);
+    if (values === undefined) {
+      values = new Map();
+      this.#categoryValues.set(record.device, values);
+    }
+    for (const category of MEMORY_CATEGORIES) {
+      const bytes = point.by_category[category];
+      if (bytes === undefined) continue;
+      const value = BigInt(bytes);
+      // An alloc always reports its category (even of 0 bytes); a free the category it changed.
+      if (values.get(category) === value && !(alloc && category === record.category)) continue;
+      values.set(category, value);
+      samples.push({ name: memoryCounterName(record.device, category), timestamp: record.timestamp, value });
     }
     return samples;
   }

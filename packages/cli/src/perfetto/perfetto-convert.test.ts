@@ -217,6 +217,30 @@ describe("convertToPerfetto", () => {
     expect(gradient.at(-1)!.args!.bytes).toBe(41 * 8);
   });
 
+  it("replays memory by the memory timeline's rules: a free never creates a category on its device", async () => {
+    const memory = (timestamp: number, device: string, action: string, bytes: number) =>
+      `{"kind":"memory","timestamp_ns":${timestamp},"tensor_id":"t1","span_id":"s1","device":"${device}","bytes":${bytes},"action":"${action}","dtype":"f32","category":"activation"}`;
+    const lines = [
+      meta,
+      `{"kind":"span_start","id":"s1","name":"root","start_ns":0,"span_kind":"function","measured":true}`,
+      memory(10, "cuda:0", "alloc", 8),
+      // Freed on another device (spec §17 Q5): that device's total drops, its categories stay untouched.
+      memory(20, "cpu", "free", 8),
+      memory(30, "cpu", "alloc", 0),
+      `{"kind":"span_end","id":"s1","duration_ns":100}`,
+    ];
+    const { trace } = await convert(eventsOf(lines));
+    const counters = trace.traceEvents.filter((event) => event.ph === "C");
+    expect(counters.map((event) => [event.name, event.ts, event.args])).toEqual([
+      ["memory cuda:0 total", 0.01, { bytes: 8 }],
+      ["memory cuda:0 activation", 0.01, { bytes: 8 }],
+      ["memory cpu total", 0.02, { bytes: 0 }],
+      // An alloc reports its category, even of 0 bytes.
+      ["memory cpu total", 0.03, { bytes: 0 }],
+      ["memory cpu activation", 0.03, { bytes: 0 }],
+    ]);
+  });
+
   it("rejects a stream that does not start with meta", async () => {
     await expect(convert(eventsOf([`{"kind":"span_end","id":"s1"}`]))).rejects.toThrow(
       /first event must be meta/,
