@@ -16,6 +16,7 @@ export {
 export { ExitCode } from "./exit-codes.js";
 export { stringifyJson } from "./format/json-output.js";
 export {
+  convertBatchesToPerfetto,
   convertToPerfetto,
   type PerfettoConvertOptions,
   type PerfettoConvertStats,

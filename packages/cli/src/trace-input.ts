@@ -11,7 +11,7 @@ import {
   type QueryStreamOptions,
   queryTraceStream,
   type ReadOptions,
-  readTraceEvents,
+  readColumnBatches,
   type StreamCheck,
   type StreamedQueryKind,
   type StreamSummary,
@@ -21,6 +21,7 @@ import {
   TraceParseError,
   type TraceSource,
 } from "@cg/parser";
+import type { ColumnBatch } from "@cg/schema/core";
 import type { CliContext } from "./cli-context.js";
 import { CliError } from "./cli-error.js";
 import type { CommandArguments, OptionSpec } from "./command.js";
@@ -273,13 +274,14 @@ export async function streamComparison(
   }
 }
 
-/** Streams the events of a trace (bounded memory), with CLI-friendly errors. */
-export async function* streamTrace(path: string, context: CliContext) {
+/**
+ * Streams a trace as column batches (bounded memory), with CLI-friendly errors. The reader fills
+ * one batch again for each step: a batch is read through before the next is asked for.
+ */
+export async function* streamTraceBatches(path: string, context: CliContext): AsyncGenerator<ColumnBatch> {
   const size = checkTraceFile(path);
   try {
-    for await (const record of readTraceEvents(sourceFor(path, size, context), { file: path })) {
-      yield record.event;
-    }
+    yield* readColumnBatches(sourceFor(path, size, context), { file: path });
   } catch (error) {
     throw asCliError(error, path);
   }

@@ -5,8 +5,8 @@ import { escapeControl } from "../format/escape-control.js";
 import { outputFileOption, traceArgument } from "../option-specs.js";
 import { writeOutput } from "../output-target.js";
 import { choiceOption, stringOption } from "../parse-command-args.js";
-import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
-import { streamTrace } from "../trace-input.js";
+import { convertBatchesToPerfetto } from "../perfetto/perfetto-convert.js";
+import { streamTraceBatches } from "../trace-input.js";
 
 export const convertCommand: Command = {
   name: "convert",
@@ -35,7 +35,9 @@ Exit codes: 0 written, 2 usage error or a trace that does not parse.`,
     if (output === undefined)
       throw new UsageError({ message: "convert: -o/--output <file.json> is required" });
     const { result: stats, kind } = await writeOutput(output, context, (write) =>
-      convertToPerfetto(streamTrace(tracePath, context), write, { converter: `cg-trace ${context.version}` }),
+      convertBatchesToPerfetto(streamTraceBatches(tracePath, context), write, {
+        converter: `cg-trace ${context.version}`,
+      }),
     );
     // Written to stdout, a pipe or a device (maybe stdout itself): the report goes to stderr.
     const report = kind === "file" ? context.stdout : context.stderr;

@@ -1,12 +1,12 @@
 import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { parseTrace, readTraceEvents, type TraceDocument } from "@cg/parser";
+import { parseTrace, readColumnBatches, type TraceDocument } from "@cg/parser";
 import { CaptureGate, ProfileRun, TraceSession } from "@cg/writer";
 import { temporaryPathFor, writeFileAtomic } from "../atomic-write.js";
 import { CliError } from "../cli-error.js";
 import { ExitCode } from "../exit-codes.js";
 import { ensureDirectory } from "../output-target.js";
-import { convertToPerfetto } from "../perfetto/perfetto-convert.js";
+import { convertBatchesToPerfetto } from "../perfetto/perfetto-convert.js";
 import type { DemoModelKind } from "./demo-models.js";
 import { DeviceMemoryCheckpoints, type DeviceMemoryStatus } from "./device-memory-checkpoints.js";
 import { DEFAULT_MLP_CONFIG, MlpTrainer } from "./mlp-trainer.js";
@@ -206,12 +206,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
 
   const document = await parseTrace(tracePath);
   const perfettoPath = join(options.outDir, "trace.perfetto.json");
-  async function* events() {
-    for await (const record of readTraceEvents(tracePath)) yield record.event;
-  }
   await writeFileAtomic(perfettoPath, (write) =>
-    convertToPerfetto(
-      events(),
+    convertBatchesToPerfetto(
+      readColumnBatches(tracePath),
       write,
       options.converter === undefined ? {} : { converter: options.converter },
     ),

@@ -1,10 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readColumnBatches, readTraceEvents, type TraceSource } from "@cg/parser";
+import { ColumnBatch } from "@cg/schema/core";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { type TraceEvent, TraceEvent as TraceEventSchema } from "@cg/trace";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type ChromeTrace, checkPerfettoRules } from "../../test/perfetto-rules.js";
-import { convertToPerfetto, type PerfettoConvertOptions } from "./perfetto-convert.js";
+import {
+  convertBatchesToPerfetto,
+  convertToPerfetto,
+  type PerfettoConvertOptions,
+} from "./perfetto-convert.js";
 
 function eventsOf(lines: string[]): TraceEvent[] {
   return lines.filter((line) => line.trim() !== "").map((line) => TraceEventSchema.parse(JSON.parse(line)));
@@ -244,6 +251,164 @@ describe("convertToPerfetto", () => {
   it("rejects a stream that does not start with meta", async () => {
     await expect(convert(eventsOf([`{"kind":"span_end","id":"s1"}`]))).rejects.toThrow(
       /first event must be meta/,
+    );
+  });
+});
+
+/** A JSON line of these members (absent ones left out), bigints written as exact digits. */
+function jsonLine(members: Record<string, unknown>): string {
+  const value = (item: unknown): string =>
+    typeof item === "bigint"
+      ? String(item)
+      : Array.isArray(item)
+        ? `[${item.map(value).join(",")}]`
+        : JSON.stringify(item);
+  const present = Object.entries(members).filter(([, item]) => item !== undefined);
+  return `{${present.map(([key, item]) => `${JSON.stringify(key)}:${value(item)}`).join(",")}}`;
+}
+
+/** Both converters over one source: the text each writes, or the message each throws. */
+async function bothWays(source: () => TraceSource, batchSize: number) {
+  const run = async (convertWith: (write: (text: string) => void) => Promise<unknown>) => {
+    let text = "";
+    try {
+      await convertWith((chunk) => {
+        text += chunk;
+      });
+      return { text };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+  const events = await run((write) =>
+    convertToPerfetto(
+      (async function* () {
+        for await (const record of readTraceEvents(source())) yield record.event;
+      })(),
+      write,
+    ),
+  );
+  const batches = await run((write) =>
+    convertBatchesToPerfetto(readColumnBatches(source(), { batchSize }), write),
+  );
+  return { events, batches };
+}
+
+describe("convertBatchesToPerfetto", () => {
+  const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
+    fixtures: Array<{ file: string; expect: string }>;
+  };
+  const accepted = manifest.fixtures
+    .filter((entry) => entry.expect !== "parse_error")
+    .map((entry) => entry.file);
+
+  it.each(accepted)("writes what convertToPerfetto writes for %s", async (file) => {
+    for (const batchSize of [1, 3, 8192]) {
+      const { events, batches } = await bothWays(() => join(fixturesDir, file), batchSize);
+      expect(batches).toEqual(events);
+    }
+  });
+
+  it("writes what convertToPerfetto writes for any ops, tensors and memory events", async () => {
+    const id = fc.constantFrom("", "t1", "t2", "w", "x,y", "é");
+    const u64 = fc.oneof(fc.nat(1_000_000), fc.bigInt({ min: 2n ** 53n, max: 2n ** 64n - 1n }));
+    const op = fc.record({
+      inputs: fc.array(id, { maxLength: 3 }),
+      output: fc.option(id, { nil: undefined }),
+      shape: fc.array(fc.oneof(fc.nat(64), fc.constant(2n ** 60n)), { maxLength: 3 }),
+      dtype: fc.constantFrom("f32", "bf16", "u8"),
+      duration: fc.nat(1_000_000),
+      timestamp: u64,
+      storage: fc.option(u64, { nil: undefined }),
+      inputStorage: fc.option(u64, { nil: undefined }),
+    });
+    const memory = fc.record({
+      timestamp: u64,
+      tensor: id,
+      device: fc.constantFrom("cpu", "cuda:0"),
+      bytes: u64,
+      alloc: fc.boolean(),
+      category: fc.option(fc.constantFrom("activation", "gradient", "optimizer", "other", "parameter"), {
+        nil: undefined,
+      }),
+    });
+    const line = fc.oneof(
+      op.map((value) =>
+        jsonLine({
+          kind: "op",
+          span_id: "s1",
+          op_name: "matmul",
+          inputs: value.inputs,
+          output: value.output,
+          shape: value.shape,
+          dtype: value.dtype,
+          device: "cpu",
+          duration_ns: value.duration,
+          timestamp_ns: value.timestamp,
+          storage_bytes: value.storage,
+          input_storage_bytes: value.inputStorage,
+        }),
+      ),
+      memory.map((value) =>
+        jsonLine({
+          kind: "memory",
+          timestamp_ns: value.timestamp,
+          tensor_id: value.tensor,
+          span_id: "s1",
+          device: value.device,
+          bytes: value.bytes,
+          action: value.alloc ? "alloc" : "free",
+          dtype: "f32",
+          category: value.category,
+        }),
+      ),
+      fc.constant(
+        `{"kind":"tensor","span_id":"s1","tensor_id":"t1","shape":[2],"dtype":"f32","device":"cpu"}`,
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (lines, batchSize) => {
+          const text = [
+            meta,
+            `{"kind":"span_start","id":"s1","name":"root","start_ns":0,"span_kind":"function","measured":true}`,
+            ...lines,
+            `{"kind":"span_end","id":"s1","duration_ns":10}`,
+          ].join("\n");
+          const { events, batches } = await bothWays(() => ({ text: `${text}\n` }), batchSize);
+          expect(events).not.toHaveProperty("error");
+          expect(batches).toEqual(events);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("refuses a stream whose first event is not meta, as convertToPerfetto does", async () => {
+    const batches = [
+      (() => {
+        const batch = new ColumnBatch();
+        batch.appendEvent(
+          {
+            kind: "tensor",
+            span_id: "s1",
+            tensor_id: "t1",
+            shape: [2],
+            dtype: "f32",
+            device: "cpu",
+            requires_grad: false,
+            category: "activation",
+          },
+          1,
+          0,
+        );
+        return batch;
+      })(),
+    ];
+    await expect(convertBatchesToPerfetto(batches, () => {})).rejects.toThrow(
+      /first event must be meta, found tensor/,
     );
   });
 });
