@@ -7,6 +7,7 @@
 import { MemoryTimeline, type MemoryTimelinePoint, resolveStorageBytes } from "@cg/memory";
 import {
   type ColumnBatch,
+  type DeviceMemoryEvent,
   type EdgeEvent,
   EVENT_KINDS,
   type GradientEvent,
@@ -16,6 +17,7 @@ import {
 import { EFFICIENCY_NOTE, EfficiencyRanking } from "./efficiency-ranking.js";
 import type { HealthReport } from "./health-issue.js";
 import type { ReadOptions } from "./line-processor.js";
+import { MEMORY_CODE, MemoryColumns } from "./memory-columns.js";
 import type { OperatorGroupField, OperatorTable } from "./operator-stats.js";
 import type {
   EfficiencyResult,
@@ -27,7 +29,7 @@ import type {
   SpansResult,
   TensorsResult,
 } from "./query-trace.js";
-import { readTraceBatches } from "./read-trace-batches.js";
+import { readColumnBatches } from "./read-column-batches.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import { REREAD_BATCH_SIZE, RowSource } from "./row-source.js";
 import { SpanPaths } from "./span-paths.js";
@@ -260,10 +262,13 @@ async function* eventBatches<K extends "edge" | "gradient" | "tensor">(
   kind: K,
 ): AsyncGenerator<Extract<TraceEvent, { kind: K }>[]> {
   if (expected === 0) return;
-  for await (const batch of readTraceBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+  for await (const batch of readColumnBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+    // Only the events asked for become objects; the batch is filled again after the yield.
+    const code = batch.code(kind);
     const rows: Extract<TraceEvent, { kind: K }>[] = [];
-    for (const { event } of batch)
-      if (event.kind === kind) rows.push(event as Extract<TraceEvent, { kind: K }>);
+    for (let at = 0; at < batch.size; at++) {
+      if (batch.kinds[at] === code) rows.push(batch.event(at) as Extract<TraceEvent, { kind: K }>);
+    }
     if (rows.length > 0) yield rows;
   }
 }
@@ -295,15 +300,15 @@ async function* timelineBatches(
 ): AsyncGenerator<MemoryTimelinePoint[]> {
   let points: MemoryTimelinePoint[] = [];
   const timeline = new MemoryTimeline({ onPoint: (point) => points.push(point) });
-  const window = new MemoryReorderWindow(
-    reorderWindow,
-    (event) => timeline.push(event),
-    () => {},
-  );
-  for await (const batch of readTraceBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
-    for (const { event } of batch) {
-      if (event.kind === "memory") window.push(event);
-      else if (event.kind === "device_memory") timeline.pushDeviceSample(event);
+  const window = new MemoryReorderWindow(reorderWindow, timeline, () => {});
+  for await (const batch of readColumnBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+    // Memory events go to the window as their column values; device samples are few.
+    const memory = new MemoryColumns(batch);
+    const deviceMemory = batch.code("device_memory");
+    for (let at = 0; at < batch.size; at++) {
+      const code = batch.kinds[at];
+      if (code === MEMORY_CODE) memory.pushTo(window, batch.rows[at] as number);
+      else if (code === deviceMemory) timeline.pushDeviceSample(batch.event(at) as DeviceMemoryEvent);
     }
     if (points.length > 0) {
       yield points;

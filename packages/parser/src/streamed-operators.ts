@@ -9,7 +9,7 @@ import {
 } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
 import { OperatorAccumulator, type OperatorGroupField, type OperatorTable } from "./operator-stats.js";
-import { readTraceBatches } from "./read-trace-batches.js";
+import { readColumnBatches } from "./read-column-batches.js";
 import { REREAD_BATCH_SIZE } from "./row-source.js";
 import type { SpanPaths } from "./span-paths.js";
 import type { TraceSource } from "./trace-source.js";
@@ -87,8 +87,10 @@ export class StreamedOperators {
   ): Promise<OperatorAccumulator> {
     if (this.#needsSecondPass) {
       this.#accumulator = this.#newAccumulator();
-      for await (const batch of readTraceBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
-        for (const { event } of batch) if (event.kind === "op") this.#accumulator.addOp(event);
+      for await (const batch of readColumnBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+        for (let at = 0; at < batch.size; at++) {
+          if (batch.kinds[at] === OP) this.#accumulator.addOpRow(batch, batch.rows[at] as number);
+        }
       }
     }
     this.#accumulator.setMeasuredTotal(measuredTotal);

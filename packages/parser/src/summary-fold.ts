@@ -8,11 +8,11 @@ import {
   type EventKind,
   type FieldColumn,
   type KindColumns,
-  MEMORY_ACTIONS,
   type OpEvent,
   type TraceEvent,
   type U64,
 } from "@cg/schema/core";
+import { MEMORY_CODE, MemoryColumns } from "./memory-columns.js";
 import type { TraceSummarizer } from "./trace-summarizer.js";
 
 /** What the fold needs of a summary's options. */
@@ -27,20 +27,6 @@ export interface SummaryFoldOptions {
 
 const OP = EVENT_KINDS.indexOf("op");
 const TENSOR = EVENT_KINDS.indexOf("tensor");
-const MEMORY = EVENT_KINDS.indexOf("memory");
-const ALLOC = MEMORY_ACTIONS.indexOf("alloc");
-/** The memory columns the summary reads, by field. */
-const MEMORY_FIELDS = [
-  "timestamp_ns",
-  "tensor_id",
-  "span_id",
-  "op_name",
-  "device",
-  "bytes",
-  "action",
-  "category",
-];
-
 /** The op columns the ranking reads without an event object. */
 const OP_FIELDS = ["duration_ns", "storage_bytes"];
 
@@ -89,7 +75,7 @@ export class SummaryFold {
     this.#opsBySpan = !this.#seen[OP] && options.rankLimit === undefined;
     this.#opsByValues = !this.#seen[OP] && options.rankLimit !== undefined;
     this.#tensorsBySpan = !this.#seen[TENSOR];
-    this.#memoryByValues = !this.#seen[MEMORY];
+    this.#memoryByValues = !this.#seen[MEMORY_CODE];
   }
 
   /** Folds the batch's events `from` up to `to` (default: all of them). */
@@ -101,27 +87,24 @@ export class SummaryFold {
     const strings = batch.strings;
     const opSpans = (batch.columns[OP] as KindColumns).fields[0]?.values as Int32Array;
     const tensorSpans = (batch.columns[TENSOR] as KindColumns).fields[0]?.values as Int32Array;
-    const memory = batch.columns[MEMORY] as KindColumns;
-    const [timestamps, tensorIds, spanIds, opNames, devices, bytes, actions, categories] = MEMORY_FIELDS.map(
-      (key) => memory.byKey.get(key) as FieldColumn,
-    ) as FieldColumn[];
+    const memory = new MemoryColumns(batch);
     const ops = batch.columns[OP] as KindColumns;
     const [opDurations, opStorage] = OP_FIELDS.map(
       (key) => ops.byKey.get(key) as FieldColumn,
     ) as FieldColumn[];
     for (let at = from; at < to; at++) {
       const code = kinds[at] as number;
-      if (code === MEMORY && this.#memoryByValues) {
+      if (code === MEMORY_CODE && this.#memoryByValues) {
         const row = rows[at] as number;
         summarizer.addMemoryValues(
-          batch.u64(timestamps as FieldColumn, row) as U64,
-          strings[(tensorIds as FieldColumn).values[row] as number] as string,
-          strings[(spanIds as FieldColumn).values[row] as number] as string,
-          batch.string(opNames as FieldColumn, row),
-          strings[(devices as FieldColumn).values[row] as number] as string,
-          batch.u64(bytes as FieldColumn, row) as U64,
-          (actions as FieldColumn).values[row] === ALLOC,
-          (categories as FieldColumn).values[row] as number,
+          batch.u64(memory.timestamps, row) as U64,
+          strings[memory.tensorIds.values[row] as number] as string,
+          strings[memory.spanIds.values[row] as number] as string,
+          batch.string(memory.opNames, row),
+          strings[memory.devices.values[row] as number] as string,
+          batch.u64(memory.bytes, row) as U64,
+          memory.isAlloc(row),
+          memory.categories.values[row] as number,
           batch.lines[at] as number,
         );
         continue;
