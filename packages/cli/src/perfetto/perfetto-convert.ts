@@ -173,7 +173,7 @@ class PerfettoTraceBuilder {
     }
   }
 
-  /** The events of a column batch: ops and memory from their columns, tensors skipped, the rest as events. */
+  /** The events of a column batch: ops and memory from their columns, kinds not drawn skipped, the rest as events. */
   addBatch(batch: ColumnBatch): void {
     const ops = batch.columns[OP] as KindColumns;
     const memory = batch.columns[MEMORY] as KindColumns;
@@ -227,8 +227,8 @@ class PerfettoTraceBuilder {
           u64ToBigInt(batch.u64(bytes, row) as U64),
           MEMORY_CATEGORIES[categories.values[row] as number] as MemoryCategory,
         );
-      } else if (code === TENSOR) {
-        this.#count("tensor");
+      } else if (NOT_DRAWN[code] === true) {
+        this.#count(EVENT_KINDS[code] as string);
       } else {
         this.add(batch.event(at));
       }
@@ -380,7 +380,8 @@ class PerfettoTraceBuilder {
 }
 
 const OP = EVENT_KINDS.indexOf("op");
-const TENSOR = EVENT_KINDS.indexOf("tensor");
+/** Per kind code: kinds that carry no time and are not drawn (counted, never made objects). */
+const NOT_DRAWN = EVENT_KINDS.map((kind) => kind === "tensor" || kind === "gradient" || kind === "edge");
 const MEMORY = EVENT_KINDS.indexOf("memory");
 const ALLOC = MEMORY_ACTIONS.indexOf("alloc");
 /** A strings column's row joined by commas, as `inputs.join(",")` of the event; undefined when empty. */
