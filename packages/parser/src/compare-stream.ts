@@ -20,7 +20,7 @@ const SIDE_KINDS: readonly EventKind[] = ["gradient"];
 
 export interface CompareStreamOptions
   extends CompareOptions,
-    Omit<StreamSummaryOptions, "rankLimit" | "onEvent" | "compat" | "file"> {
+    Omit<StreamSummaryOptions, "rankLimit" | "spanCosts" | "onEvent" | "compat" | "file"> {
   /** The names errors give each trace (default: the path, or a generic label). */
   baselineFile?: string;
   candidateFile?: string;
@@ -61,6 +61,7 @@ async function readSide(
     open(),
     {
       ...summaryOptions,
+      spanCosts: true,
       onEvent: (event) => fold.add(event),
       eventKinds: SIDE_KINDS,
       onBatch: (batch) => {
@@ -70,7 +71,7 @@ async function readSide(
     },
     (table) => fold.spans.use(table),
   );
-  const { attribution, ...figures } = fold.finish(stream, options);
+  const { attribution, ...figures } = fold.finish(stream);
   return {
     ...figures,
     operators: await operators.accumulated(open, readOptionsOf(options), stream.summary.total_ns),

@@ -105,11 +105,11 @@ export function documentSide(document: TraceDocument, options: CompareOptions = 
   const fold = new ComparisonSideFold();
   const stream = documentSummary(
     document,
-    healthOptions,
+    { ...healthOptions, spanCosts: true },
     (event) => fold.add(event),
     (table) => fold.spans.use(table),
   );
-  const side = fold.finish(stream, healthOptions);
+  const side = fold.finish(stream);
   return {
     run: document.run,
     trusted: documentHealth(document, stream.health).trusted,

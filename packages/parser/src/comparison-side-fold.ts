@@ -1,14 +1,7 @@
 // The figures of one comparison side folded from its events, for a stream and a document alike:
 // per-path span totals, gradient facts and the attribution inputs. The spans are those of the
 // summarizer's own table (handed over with `spans.use` before the first event).
-import {
-  type ColumnBatch,
-  type FieldColumn,
-  type KindColumns,
-  normalizeU64,
-  type TraceEvent,
-  type U64,
-} from "@cg/schema/core";
+import type { ColumnBatch, FieldColumn, KindColumns, TraceEvent, U64 } from "@cg/schema/core";
 import { type AttributionSide, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
 import {
   addGradient,
@@ -17,13 +10,11 @@ import {
   spanPathKey,
   unknownSpanKey,
 } from "./comparison-side.js";
-import type { HealthOptions } from "./health-issue.js";
 import { OP_CODE, OP_FIELD, ShapeText } from "./op-columns.js";
 import { formatShape } from "./operator-stats.js";
 import { SpanPaths } from "./span-paths.js";
 import type { SpanTable } from "./span-table.js";
-import { measuredSubtree, SpanOpTotals, spanPath, spanTableTotals } from "./span-table-costs.js";
-import { spanTableIssues } from "./span-table-health.js";
+import { spanPath } from "./span-table-costs.js";
 import type { StreamSummary } from "./trace-summarizer.js";
 
 /** A comparison side but its operators, with the attribution inputs always there. */
@@ -34,9 +25,6 @@ export type ComparisonSideFigures = Omit<ComparisonSide, "operators" | "attribut
 export class ComparisonSideFold {
   readonly spans = new SpanPaths();
   readonly #gradients = new Map<string, GradientSide>();
-  // Own op time per span row; ops of spans not started yet wait by span id.
-  readonly #opTotals = new SpanOpTotals();
-  readonly #earlyOps = new Map<string, bigint>();
   readonly #attribution = new AttributionSideBuilder();
   readonly #keys = new SpanKeyCache();
   // Ops whose span path is not final yet (an op before its span, a parent that starts late).
@@ -81,39 +69,28 @@ export class ComparisonSideFold {
   #addOp(spanId: string, opName: string, shape: string, dtype: string, device: string, ns: U64): void {
     const table = this.spans.table;
     const row = table.ids.get(spanId);
-    const started = row >= 0 && row < table.size;
-    if (started) this.#opTotals.add(row, ns, 0);
-    else {
-      const early = this.#earlyOps.get(spanId) ?? 0n;
-      this.#earlyOps.set(spanId, early + BigInt(ns));
-    }
-    if (started && this.spans.pathOf(spanId) !== undefined) {
+    if (row >= 0 && row < table.size && this.spans.pathOf(spanId) !== undefined) {
       this.#attribution.addOpValues(this.#keyOf(table, row), opName, shape, dtype, device, ns);
     } else {
       this.#pendingOps.push({ spanId, opName, shape, dtype, device, ns });
     }
   }
 
-  /** The side from the summary of the same events (its operators are the caller's). */
-  finish(stream: StreamSummary, options: HealthOptions): ComparisonSideFigures {
+  /**
+   * The side from the summary of the same events, made with `spanCosts` (the span costs are the
+   * summary's; its operators are the caller's).
+   */
+  finish(stream: StreamSummary): ComparisonSideFigures {
     this.spans.complete();
     const table = this.spans.table;
-    for (const [spanId, ns] of this.#earlyOps) {
-      const row = table.ids.get(spanId);
-      if (row >= 0) this.#opTotals.add(row, normalizeU64(ns), 0);
-    }
-    this.#earlyOps.clear();
-
-    const healthOptions = options.compat === undefined ? {} : { compat: options.compat };
-    const structure = spanTableIssues(table, healthOptions, []);
-    const { total, selfTime } = spanTableTotals(table, structure, this.#opTotals, healthOptions);
-    const inside = measuredSubtree(table, structure.offsets, structure.children);
+    const costs = stream.spanCosts;
+    if (costs === undefined) throw new Error("ComparisonSideFold.finish: the summary needs spanCosts");
     const spanTotals = new Map<string, bigint>();
     for (let row = 0; row < table.size; row++) {
-      if (inside[row] === 0) continue;
+      if (!costs.inMeasuredSubtree(row)) continue;
       const key = this.#keyOf(table, row);
-      spanTotals.set(key, (spanTotals.get(key) ?? 0n) + total(row));
-      this.#attribution.addSpan(key, selfTime(row));
+      spanTotals.set(key, (spanTotals.get(key) ?? 0n) + costs.exactTotalNs(row));
+      this.#attribution.addSpan(key, costs.exactSelfNs(row));
     }
     for (const { spanId, opName, shape, dtype, device, ns } of this.#pendingOps) {
       const row = table.ids.get(spanId);

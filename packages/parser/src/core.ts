@@ -133,7 +133,8 @@ export { readTraceEvents, type TraceEventRecord } from "./read-trace-events.js";
 export { RowSource } from "./row-source.js";
 export { documentEvents, serializeDocument } from "./serialize-document.js";
 export type { SpanCost, SpanCostOptions } from "./span-cost.js";
-export { SpanCostCollector, SpanCostColumns } from "./span-cost-collector.js";
+export { SpanCostCollector } from "./span-cost-collector.js";
+export { SpanCostColumns } from "./span-cost-columns.js";
 export { spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export {

@@ -14,7 +14,7 @@ import { type StreamSummary, TraceSummarizer, type TraceSummarizerOptions } from
  */
 export function documentSummary(
   document: TraceDocument,
-  options: Pick<TraceSummarizerOptions, "compat" | "rankLimit">,
+  options: Pick<TraceSummarizerOptions, "compat" | "rankLimit" | "spanCosts">,
   onEvent?: (event: TraceEvent) => void,
   withSpans?: (spans: SpanTable) => void,
 ): StreamSummary {
@@ -22,6 +22,7 @@ export function documentSummary(
     {
       ...(options.compat === undefined ? {} : { compat: options.compat }),
       ...(options.rankLimit === undefined ? {} : { rankLimit: options.rankLimit }),
+      ...(options.spanCosts === undefined ? {} : { spanCosts: options.spanCosts }),
       // The document holds every memory event already: a window as large restores their order exactly.
       reorderWindow: Math.max(1, document.memory.length),
       // The budget bounds what a stream adds up; a document's spans are in memory already.

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { analyzeMemory, type MemoryTimelinePoint } from "@cg/memory";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
-import { MemoryTimelineStream, parseTrace, SpanCostCollector, spanCosts, summarizeStream } from "./index.js";
+import {
+  MemoryTimelineStream,
+  parseTrace,
+  SpanCostCollector,
+  spanCosts,
+  summarizeColumns,
+  summarizeStream,
+} from "./index.js";
 
 const manifest = JSON.parse(readFileSync(join(fixturesDir, "manifest.json"), "utf8")) as {
   fixtures: { file: string; expect: string }[];
@@ -33,6 +40,11 @@ describe("streamed span costs and memory timeline", () => {
       const columns = collector.finish({ compat });
       const costs = spanCosts(document, { compat });
       expect(Array.from(columns.rowsInIdOrder(), (row) => columns.cost(row))).toEqual(costs);
+      // The summary's own costs, its ops read from the columns, at any batch size.
+      for (const batchSize of [1, 3, 8192]) {
+        const own = (await summarizeColumns(path, { compat, spanCosts: true, batchSize })).spanCosts;
+        expect(own === undefined ? [] : Array.from(own.rowsInIdOrder(), (row) => own.cost(row))).toEqual(costs);
+      }
       const order = columns.rowsInIdOrder();
       for (const [index, span] of document.spans.entries()) {
         const row = order[index] as number;
@@ -73,5 +85,21 @@ describe("streamed span costs and memory timeline", () => {
     expect(columns.opBytes(0)).toBe(16);
     expect(columns.totalNs(0)).toBe(14);
     expect(columns.rowOf("nope")).toBe(-1);
+
+    // The summary's span costs follow the same rule, ops read from the columns one batch at a time.
+    for (const batchSize of [1, 2, 8192]) {
+      const own = (await summarizeColumns({ text }, { spanCosts: true, batchSize })).spanCosts;
+      expect(own?.opCount(0)).toBe(2);
+      expect(own?.opNs(0)).toBe(14);
+      expect(own?.opBytes(0)).toBe(16);
+      expect(own?.totalNs(0)).toBe(14);
+    }
+  });
+
+  it("leaves span costs out of a summary that did not ask for them", async () => {
+    const text =
+      '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"infer","timestamp":"t","capture_step":1,"warmup_steps":0,"device":"cpu","timing_mode":"host","tags":{}}\n';
+    expect((await summarizeColumns({ text }, { rankLimit: 2 })).spanCosts).toBeUndefined();
+    expect((await summarizeColumns({ text }, { spanCosts: true })).spanCosts?.size).toBe(0);
   });
 });

@@ -2,72 +2,12 @@
 // totals are typed columns filled while streaming, totals and self times are computed children
 // first (rows bucketed by depth), and only the `limit` best spans become SpanCost objects, each
 // with the same figures, path and order as the document's ranking.
-import { grownCopy } from "@cg/memory";
 import { normalizeU64, saturateU64, type U64 } from "@cg/schema/core";
 import { childRowsUnionLength, intervalsUnionLength } from "./interval-union.js";
-import type { SpanCost, SpanCostOptions } from "./span-cost.js";
+import type { SpanCostOptions } from "./span-cost.js";
+import type { SpanOpTotals } from "./span-op-totals.js";
 import type { SpanTable } from "./span-table.js";
 import { IN_CYCLE, type SpanTableStructure } from "./span-table-health.js";
-
-/** Own ops per span row: count, summed duration and summed resolved storage bytes. */
-export class SpanOpTotals {
-  #count = new Int32Array(1024);
-  #ns = new Float64Array(1024);
-  #bytes = new Float64Array(1024);
-  /** Exact sums by row once a sum leaves the safe integer range. */
-  readonly #bigNs = new Map<number, bigint>();
-  readonly #bigBytes = new Map<number, bigint>();
-
-  /** True when some span's op sums left the safe integer range. */
-  get hasBigValues(): boolean {
-    return this.#bigNs.size > 0 || this.#bigBytes.size > 0;
-  }
-
-  /** Adds `count` ops (one by default) of row `row`; returns the first one's ordinal within the span. */
-  add(row: number, durationNs: U64, storageBytes: U64, count = 1): number {
-    if (row >= this.#count.length) this.#grow(row);
-    const ordinal = this.#count[row] as number;
-    this.#count[row] = ordinal + count;
-    addTo(this.#ns, this.#bigNs, row, durationNs);
-    addTo(this.#bytes, this.#bigBytes, row, storageBytes);
-    return ordinal;
-  }
-
-  count(row: number): number {
-    return row < this.#count.length ? (this.#count[row] as number) : 0;
-  }
-
-  ns(row: number): bigint {
-    return this.#bigNs.get(row) ?? BigInt(row < this.#ns.length ? (this.#ns[row] as number) : 0);
-  }
-
-  bytes(row: number): bigint {
-    return this.#bigBytes.get(row) ?? BigInt(row < this.#bytes.length ? (this.#bytes[row] as number) : 0);
-  }
-
-  #grow(row: number): void {
-    let capacity = this.#count.length * 2;
-    while (capacity <= row) capacity *= 2;
-    this.#count = grownCopy(this.#count, capacity);
-    this.#ns = grownCopy(this.#ns, capacity);
-    this.#bytes = grownCopy(this.#bytes, capacity);
-  }
-}
-
-function addTo(column: Float64Array, big: Map<number, bigint>, row: number, value: U64): void {
-  // The side map is nearly always empty: no hash lookup per op then.
-  const known = big.size === 0 ? undefined : big.get(row);
-  if (known !== undefined) {
-    big.set(row, known + BigInt(value));
-    return;
-  }
-  const current = column[row] as number;
-  if (typeof value === "bigint" || current > Number.MAX_SAFE_INTEGER - value) {
-    big.set(row, BigInt(current) + BigInt(value));
-  } else {
-    column[row] = current + value;
-  }
-}
 
 /** An exact sum as a u64 figure: saturated at 2^64 − 1, as the reference's figures are. */
 export function u64Figure(value: bigint): U64 {
@@ -158,57 +98,6 @@ export class TopList<T> {
   values(): T[] {
     return this.#entries.map((entry) => entry.value);
   }
-}
-
-export interface SpanRankings {
-  /** Spans of the measured subtree by self time, descending (`queryTrace` "slowest"). */
-  slowest: SpanCost[];
-  /** Spans of the measured subtree by their own ops' bytes, descending ("heaviest"). */
-  heaviest: SpanCost[];
-}
-
-/** Ranks the spans of the measured subtree like `queryTrace`, from the table. */
-export function rankSpanCosts(
-  table: SpanTable,
-  structure: SpanTableStructure,
-  ops: SpanOpTotals,
-  options: SpanCostOptions,
-  limit: number,
-): SpanRankings {
-  const { depth, offsets, children } = structure;
-  const { total, selfTime } = spanTableTotals(table, structure, ops, options);
-  const rows = table.size;
-
-  const inside = measuredSubtree(table, offsets, children);
-  const slowest = new TopList<number>(limit);
-  const heaviest = new TopList<number>(limit);
-  for (let row = 0; row < rows; row++) {
-    if (inside[row] === 0) continue;
-    const self = saturateU64(selfTime(row));
-    if (slowest.admits(self)) slowest.offer(self, table.ids.valueAt(row), () => row);
-    const bytes = saturateU64(ops.bytes(row));
-    if (heaviest.admits(bytes)) heaviest.offer(bytes, table.ids.valueAt(row), () => row);
-  }
-  const cost = (row: number): SpanCost => {
-    const span = table.record(row);
-    const result: SpanCost = {
-      id: span.id,
-      name: span.name,
-      path: spanPath(table, row),
-      kind: span.kind,
-      depth: depth[row] as number,
-      measured: span.measured,
-      in_measured_subtree: true,
-      total_ns: u64Figure(total(row)),
-      self_ns: u64Figure(selfTime(row)),
-      op_count: ops.count(row),
-      op_bytes: u64Figure(ops.bytes(row)),
-      op_ns: u64Figure(ops.ns(row)),
-    };
-    if (span.step !== undefined) result.step = span.step;
-    return result;
-  };
-  return { slowest: slowest.values().map(cost), heaviest: heaviest.values().map(cost) };
 }
 
 /** Every span's total and self time (as `spanCosts` computes them), by row. */

@@ -16,6 +16,7 @@ import {
   SpanCostCollector,
   spanCosts,
   summarize,
+  summarizeColumns,
   summarizeStream,
   type TraceSummary,
 } from "./index.js";
@@ -137,7 +138,9 @@ describe("span table", () => {
         fc.array(opArbitrary, { maxLength: 8 }),
         fc.boolean(),
         fc.integer({ min: 0, max: 4 }),
-        async (specs, ops, reference, limit) => {
+        fc.integer({ min: 1, max: 5 }),
+        fc.boolean(),
+        async (specs, ops, reference, limit, batchSize, ranked) => {
           const text = traceText(specs, ops);
           const compat = reference ? ("reference" as const) : ("union" as const);
           const document = parseTraceText(text);
@@ -151,6 +154,16 @@ describe("span table", () => {
             spanCosts(document, { compat }),
           );
           expect(Array.from(columns.rowsInIdOrder(), (row) => columns.record(row))).toEqual(document.spans);
+          // The summary's own span costs, its ops folded from the columns (with or without rankings).
+          const summarized = await summarizeColumns(
+            { text },
+            { compat, spanCosts: true, batchSize, ...(ranked ? { rankLimit: limit } : {}) },
+          );
+          const own = summarized.spanCosts;
+          if (own === undefined) throw new Error("spanCosts asked for");
+          const ownCosts = Array.from(own.rowsInIdOrder(), (row) => own.cost(row));
+          expectFiguresOfSpecs(specs, ops, summarized.health.coverage, summarized.summary, ownCosts);
+          expect(ownCosts).toEqual(spanCosts(document, { compat }));
           const slowest = queryTrace(document, "slowest", { compat, limit });
           const heaviest = queryTrace(document, "heaviest", { compat, limit });
           expect(streamed.rankings).toEqual({
@@ -198,6 +211,8 @@ describe("span table", () => {
             [],
             false,
             1,
+            1,
+            true,
           ],
         ],
       },

@@ -81,7 +81,7 @@ export async function summarizeSharingSpans(
  */
 export async function checkColumns(
   source: TraceSource,
-  options: Omit<ColumnSummaryOptions, "rankLimit" | "onMemoryPoint"> = {},
+  options: Omit<ColumnSummaryOptions, "rankLimit" | "spanCosts" | "onMemoryPoint"> = {},
 ): Promise<StreamCheck> {
   const { summarizer, lines } = await foldColumns(source, options, false);
   return summarizer.check(lines);

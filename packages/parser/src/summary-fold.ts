@@ -23,6 +23,8 @@ export interface SummaryFoldOptions {
   eventKinds?: readonly EventKind[] | undefined;
   /** Set when the summary ranks ops: ops are then read from their columns. */
   rankLimit?: number | undefined;
+  /** Set when the summary sums ops per span for span costs: ops are then read from their columns. */
+  spanCosts?: boolean | undefined;
 }
 
 const OP = EVENT_KINDS.indexOf("op");
@@ -72,8 +74,9 @@ export class SummaryFold {
     this.#seen = EVENT_KINDS.map(
       (kind) => options.onEvent !== undefined && (kinds === undefined || kinds.includes(kind)),
     );
-    this.#opsBySpan = !this.#seen[OP] && options.rankLimit === undefined;
-    this.#opsByValues = !this.#seen[OP] && options.rankLimit !== undefined;
+    const opFigures = options.rankLimit !== undefined || options.spanCosts === true;
+    this.#opsBySpan = !this.#seen[OP] && !opFigures;
+    this.#opsByValues = !this.#seen[OP] && opFigures;
     this.#tensorsBySpan = !this.#seen[TENSOR];
     this.#memoryByValues = !this.#seen[MEMORY_CODE];
   }

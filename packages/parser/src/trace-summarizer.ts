@@ -26,8 +26,10 @@ import { type OpCost, opCost, opId, opIdBefore } from "./op-cost.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
 import { type AnalysisValuesSink, MemoryReorderWindow } from "./reorder-window.js";
 import type { SpanCost } from "./span-cost.js";
+import { SpanOpFold } from "./span-cost-collector.js";
+import { rankSpanCosts, type SpanCostColumns } from "./span-cost-columns.js";
 import { SpanTable } from "./span-table.js";
-import { rankSpanCosts, SpanOpTotals, TopList } from "./span-table-costs.js";
+import { TopList } from "./span-table-costs.js";
 import { spanTableIssues } from "./span-table-health.js";
 import { TraceParseError } from "./trace-parse-error.js";
 import type { TraceSummary } from "./trace-summary.js";
@@ -50,6 +52,11 @@ export interface TraceSummarizerOptions extends HealthOptions {
    * (the result's `rankings`). Costs a few typed columns per span and nothing per op.
    */
   rankLimit?: number;
+  /**
+   * Also compute every span's cost, as `spanCosts` does (the result's `spanCosts`), from the same
+   * span table and the same per-span op sums the rankings use: three typed sums per span.
+   */
+  spanCosts?: boolean;
   /** Name used in messages (the budget error); default `<events>`. */
   file?: string;
   /** Sees each memory timeline point, in analysis order (the summary keeps none of them). */
@@ -60,7 +67,7 @@ export interface TraceSummarizerOptions extends HealthOptions {
  * What a check of a trace gives (`checkColumns`, `TraceSummarizer.check`): its health and how it
  * was read, without the summary's figures.
  */
-export type StreamCheck = Omit<StreamSummary, "summary" | "memory" | "rankings">;
+export type StreamCheck = Omit<StreamSummary, "summary" | "memory" | "rankings" | "spanCosts">;
 
 export interface StreamRankings {
   slowest_spans: SpanCost[];
@@ -85,6 +92,8 @@ export interface StreamSummary {
   notes: string[];
   /** With `rankLimit`: spans and ops ranked as `queryTrace` ranks them. */
   rankings?: StreamRankings;
+  /** With `spanCosts`: every span's cost, as columns over the summary's span table. */
+  spanCosts?: SpanCostColumns;
   /** Physical lines and events read. */
   lines: number;
   events: number;
@@ -149,20 +158,16 @@ export class TraceSummarizer implements StreamSummarizer {
   #lastLine = 0;
   /** The span id an event last named that was known then (consecutive events mostly share one). */
   #knownSpanId: string | undefined;
-  /** The span id `#rankOpValues` looked up last and its row: ops come in runs of one span. */
-  #rankedSpanId: string | undefined;
-  #rankedSpanRow = -1;
   // References to spans not (yet) seen; resolved at the end, in file order per group.
   readonly #pendingOps: string[] = [];
   readonly #pendingTensors: string[] = [];
   readonly #pendingMemory: string[] = [];
   readonly #pendingEdges: { from: string; to: string }[] = [];
   readonly #rankLimit: number | undefined;
-  readonly #opTotals: SpanOpTotals | undefined;
+  /** Per-span op sums over the span table, when ranking or asked for span costs. */
+  readonly #costs: SpanOpFold | undefined;
   readonly #slowestOps: TopList<OpCost>;
   readonly #heaviestOps: TopList<OpCost>;
-  // Ops of spans not started yet, by span id (their totals join the span when it starts).
-  readonly #earlyOps = new Map<string, { count: number; ns: bigint; bytes: bigint }>();
 
   /**
    * `figures`: false when only `check` will be called. Memory events then still pass the reorder
@@ -202,7 +207,8 @@ export class TraceSummarizer implements StreamSummarizer {
       (device, tensorId, action) => this.#pairing.add(device, tensorId, action, this.#pairingIssues),
     );
     this.#rankLimit = options.rankLimit;
-    this.#opTotals = options.rankLimit === undefined ? undefined : new SpanOpTotals();
+    this.#costs =
+      options.rankLimit === undefined && options.spanCosts !== true ? undefined : new SpanOpFold(spans);
     this.#slowestOps = new TopList<OpCost>(options.rankLimit ?? 0);
     this.#heaviestOps = new TopList<OpCost>(options.rankLimit ?? 0);
   }
@@ -223,7 +229,7 @@ export class TraceSummarizer implements StreamSummarizer {
       case "op":
         this.#ops++;
         if (!this.#spanKnown(event.span_id)) this.#pendingOps.push(event.span_id);
-        if (this.#opTotals !== undefined) this.#rankOp(event, this.#opTotals);
+        if (this.#costs !== undefined) this.#rankOp(event, this.#costs);
         return;
       case "tensor":
         this.#tensors++;
@@ -241,11 +247,7 @@ export class TraceSummarizer implements StreamSummarizer {
         const row = ids.intern(event.id);
         const spans = this.#spans;
         spans.start(row, event);
-        const early = this.#earlyOps.get(event.id);
-        if (early !== undefined && this.#opTotals !== undefined) {
-          this.#opTotals.add(row, normalizeU64(early.ns), normalizeU64(early.bytes), early.count);
-          this.#earlyOps.delete(event.id);
-        }
+        this.#costs?.spanStarted(row, event.id);
         if ((row & (BUDGET_CHECK_SPANS - 1)) === 0 && spans.byteLength > this.#budget) {
           throw overBudget(this.#file, line, index, spans.size, spans.byteLength, this.#budget);
         }
@@ -307,8 +309,7 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#lastLine = line;
     this.#ops++;
     if (!this.#spanKnown(spanId)) this.#pendingOps.push(spanId);
-    if (this.#opTotals !== undefined)
-      this.#rankOpValues(spanId, durationNs, storageBytes, event, this.#opTotals);
+    if (this.#costs !== undefined) this.#rankOpValues(spanId, durationNs, storageBytes, event, this.#costs);
   }
 
   /**
@@ -317,8 +318,8 @@ export class TraceSummarizer implements StreamSummarizer {
    * from whole events).
    */
   addSpanReferences(kind: "op" | "tensor", spanId: string, count: number): void {
-    if (kind === "op" && this.#opTotals !== undefined)
-      throw new Error("ranked summaries need whole op events");
+    if (kind === "op" && this.#costs !== undefined)
+      throw new Error("ranked summaries and span costs need each op's figures");
     this.#events += count;
     if (kind === "op") this.#ops += count;
     else this.#tensors += count;
@@ -335,9 +336,9 @@ export class TraceSummarizer implements StreamSummarizer {
     return true;
   }
 
-  #rankOp(event: OpEvent, opTotals: SpanOpTotals): void {
+  #rankOp(event: OpEvent, costs: SpanOpFold): void {
     const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
-    this.#rankOpValues(event.span_id, event.duration_ns, bytes, () => event, opTotals);
+    this.#rankOpValues(event.span_id, event.duration_ns, bytes, () => event, costs);
   }
 
   /** Ranks an op from its values; `event` builds the whole op, called only for one that ranks. */
@@ -346,25 +347,10 @@ export class TraceSummarizer implements StreamSummarizer {
     durationNs: U64,
     bytes: U64,
     event: () => OpEvent,
-    opTotals: SpanOpTotals,
+    costs: SpanOpFold,
   ): void {
-    let row = this.#rankedSpanRow;
-    if (spanId !== this.#rankedSpanId) {
-      row = this.#ids.get(spanId);
-      // Only a started span's row is kept: an early op's span may start later.
-      this.#rankedSpanId = row >= 0 && row < this.#spans.size ? spanId : undefined;
-      this.#rankedSpanRow = row;
-    }
-    let ordinal: number;
-    if (row >= 0 && row < this.#spans.size) {
-      ordinal = opTotals.add(row, durationNs, bytes);
-    } else {
-      const early = this.#earlyOps.get(spanId) ?? { count: 0, ns: 0n, bytes: 0n };
-      ordinal = early.count++;
-      early.ns += BigInt(durationNs);
-      early.bytes += BigInt(bytes);
-      this.#earlyOps.set(spanId, early);
-    }
+    const ordinal = costs.pushOp(spanId, durationNs, bytes);
+    if (this.#rankLimit === undefined) return;
     const slowest = this.#slowestOps.admitsU64(durationNs);
     const heaviest = this.#heaviestOps.admitsU64(bytes);
     if (slowest || heaviest) this.#offerOp(spanId, durationNs, bytes, event, ordinal, slowest, heaviest);
@@ -415,9 +401,10 @@ export class TraceSummarizer implements StreamSummarizer {
     if (timeline === undefined) throw new Error("TraceSummarizer.finish: made for a check only");
     const memory = timeline.result();
     const spans = this.#spans;
+    const costs = this.#costs?.finish(this.#options, structure);
     let rankings: StreamRankings | undefined;
-    if (this.#opTotals !== undefined && this.#rankLimit !== undefined) {
-      const ranked = rankSpanCosts(spans, structure, this.#opTotals, this.#options, this.#rankLimit);
+    if (costs !== undefined && this.#rankLimit !== undefined) {
+      const ranked = rankSpanCosts(costs, this.#rankLimit);
       rankings = {
         slowest_spans: ranked.slowest,
         slowest_ops: this.#slowestOps.values(),
@@ -428,6 +415,7 @@ export class TraceSummarizer implements StreamSummarizer {
     const { schema, run, health, exact, notes, events } = check;
     return {
       ...(rankings === undefined ? {} : { rankings }),
+      ...(costs !== undefined && this.#options.spanCosts === true ? { spanCosts: costs } : {}),
       schema,
       run,
       summary: {

@@ -5,22 +5,13 @@
 // object per span) until the end, where the span tree gives depth, path and times. Where the
 // filled chunks go (DuckDB on this thread, or another thread) is the rows' sink; nothing here
 // touches DuckDB.
-import { resolveStorageBytes } from "@cg/memory";
-import {
-  SpanCostCollector,
-  type SpanCostColumns,
-  type StreamSummary,
-  summarizeColumns,
-  TraceParseError,
-} from "@cg/parser";
+import { type SpanCostColumns, type StreamSummary, summarizeColumns, TraceParseError } from "@cg/parser";
 import {
   type ColumnBatch,
   EVENT_KINDS,
   type EventKind,
-  type FieldColumn,
   type KindColumns,
   type TraceEvent,
-  type U64,
 } from "@cg/schema/core";
 import { SqlError } from "./sql-error.js";
 import { CHUNK_ROWS, type TableRows } from "./table-rows.js";
@@ -151,33 +142,6 @@ const writerOfKind: (TableName | undefined)[] = EVENT_KINDS.map((kind) =>
     : TABLE_OF_KIND[kind as Exclude<EventKind, "meta" | "span_start" | "span_end">],
 );
 
-/** The op fields the span costs read, found once per batch columns. */
-let opFields:
-  | {
-      columns: KindColumns;
-      span: FieldColumn;
-      duration: FieldColumn;
-      storage: FieldColumn;
-      shape: FieldColumn;
-      dtype: FieldColumn;
-    }
-  | undefined;
-
-function opFieldsOf(columns: KindColumns) {
-  if (opFields?.columns !== columns) {
-    const field = (key: string) => columns.byKey.get(key) as FieldColumn;
-    opFields = {
-      columns,
-      span: field("span_id"),
-      duration: field("duration_ns"),
-      storage: field("storage_bytes"),
-      shape: field("shape"),
-      dtype: field("dtype"),
-    };
-  }
-  return opFields;
-}
-
 export class TraceIngest {
   readonly #writers: Writers;
   readonly #hooks: TraceIngestHooks;
@@ -198,21 +162,12 @@ export class TraceIngest {
     let runId: string | undefined;
     let duplicateOf: string | undefined;
     let events = 0;
-    // The spans in typed columns (tens of bytes each, not objects): the span tree's figures need
-    // every span until the end, and objects per span made the reading thread's heap grow with the
-    // trace.
-    const spans = new SpanCostCollector();
     const writers = this.#writers;
     // Each kind code's table rows, looked up once rather than by name per row.
     const rowsOfKind = writerOfKind.map((table) => (table === undefined ? undefined : writers[table]));
     const afterBatch = this.#hooks.afterBatch;
     const onEvent = (event: TraceEvent): void => {
-      if (event.kind !== "meta") {
-        // The reader rejects a trace whose first event is not its meta, after delivering the
-        // events before the defect; they have no run to belong to.
-        if (runId !== undefined) spans.push(event);
-        return;
-      }
+      if (event.kind !== "meta") return;
       runId = event.run_id;
       duplicateOf = this.#runs.get(runId);
       if (duplicateOf !== undefined) throw STOP_READING;
@@ -225,28 +180,11 @@ export class TraceIngest {
       events += batch.size;
       if (runId === undefined) return afterBatch?.();
       const { kinds, rows } = batch;
-      const opColumns = batch.columns[OP] as KindColumns;
-      const opFields = opFieldsOf(opColumns);
       for (let at = 0; at < batch.size; at++) {
         const code = kinds[at] as number;
         const writer = rowsOfKind[code];
-        if (writer === undefined) continue; // meta and span lines: folded by `onEvent`
-        const row = rows[at] as number;
-        if (code === OP) {
-          const storage =
-            batch.u64(opFields.storage, row) ??
-            resolveStorageBytes(
-              undefined,
-              batch.value(opFields.shape, row) as U64[],
-              batch.string(opFields.dtype, row) as string,
-            );
-          spans.pushOp(
-            batch.string(opFields.span, row) as string,
-            batch.u64(opFields.duration, row) as U64,
-            storage,
-          );
-        }
-        writer.pushColumns(batch, batch.columns[code] as KindColumns, row);
+        if (writer === undefined) continue; // meta and span lines: the summary's span table
+        writer.pushColumns(batch, batch.columns[code] as KindColumns, rows[at] as number);
       }
       return afterBatch?.();
     };
@@ -256,7 +194,10 @@ export class TraceIngest {
         summary = await summarizeColumns(file, {
           file,
           batchSize: BATCH_SIZE,
-          eventKinds: ["meta", "span_start", "span_end"],
+          // The spans' costs come from the summary's own span table (typed columns, tens of bytes
+          // a span, not objects), its ops summed from the op columns.
+          spanCosts: true,
+          eventKinds: ["meta"],
           onEvent,
           onBatch,
         });
@@ -269,7 +210,8 @@ export class TraceIngest {
         };
       }
       if (runId === undefined) throw new Error(`${file}: the reader returned no meta event`);
-      const costs = spans.finish();
+      const costs = summary.spanCosts;
+      if (costs === undefined) throw new Error(`${file}: the summary returned no span costs`);
       const order = costs.rowsInIdOrder();
       for (let index = 0; index < order.length; index++) {
         writers.spans.push(spanRow(costs, order[index] as number));
