@@ -43,7 +43,9 @@ describe("streamed span costs and memory timeline", () => {
       // The summary's own costs, its ops read from the columns, at any batch size.
       for (const batchSize of [1, 3, 8192]) {
         const own = (await summarizeColumns(path, { compat, spanCosts: true, batchSize })).spanCosts;
-        expect(own === undefined ? [] : Array.from(own.rowsInIdOrder(), (row) => own.cost(row))).toEqual(costs);
+        expect(own === undefined ? [] : Array.from(own.rowsInIdOrder(), (row) => own.cost(row))).toEqual(
+          costs,
+        );
       }
       const order = columns.rowsInIdOrder();
       for (const [index, span] of document.spans.entries()) {

@@ -1,7 +1,7 @@
 // The cost of every span of a trace as columns over its span table (spec §16 "Graph"): totals and
 // self times computed once, children before parents; a row becomes a SpanCost object only when asked.
 // The slowest and heaviest rankings of `queryTrace` are read from the same columns.
-import { type ExecutionStep, saturateU64, type SpanKind, type U64 } from "@cg/schema/core";
+import { type ExecutionStep, type SpanKind, saturateU64, type U64 } from "@cg/schema/core";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import type { SpanOpTotals } from "./span-op-totals.js";
 import type { SpanTable } from "./span-table.js";

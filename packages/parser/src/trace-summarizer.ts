@@ -342,13 +342,7 @@ export class TraceSummarizer implements StreamSummarizer {
   }
 
   /** Ranks an op from its values; `event` builds the whole op, called only for one that ranks. */
-  #rankOpValues(
-    spanId: string,
-    durationNs: U64,
-    bytes: U64,
-    event: () => OpEvent,
-    costs: SpanOpFold,
-  ): void {
+  #rankOpValues(spanId: string, durationNs: U64, bytes: U64, event: () => OpEvent, costs: SpanOpFold): void {
     const ordinal = costs.pushOp(spanId, durationNs, bytes);
     if (this.#rankLimit === undefined) return;
     const slowest = this.#slowestOps.admitsU64(durationNs);

@@ -133,8 +133,6 @@ function issueCodes(summary: StreamSummary, severity: "error" | "warning"): stri
 /** Thrown from the read to stop it at a duplicate run's meta line. */
 const STOP_READING = new Error("stop reading: duplicate run");
 
-const OP = EVENT_KINDS.indexOf("op");
-
 /** The table of each event kind code whose rows come from the batch columns (not meta or spans). */
 const writerOfKind: (TableName | undefined)[] = EVENT_KINDS.map((kind) =>
   kind === "meta" || kind === "span_start" || kind === "span_end"
