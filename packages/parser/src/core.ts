@@ -55,7 +55,13 @@ export {
   type GateScope,
   parseGateRules,
 } from "./compare-gate-rules.js";
-export { type CompareStreamOptions, compareTraceFiles, streamedSide } from "./compare-stream.js";
+export {
+  type CompareStreamOptions,
+  compareTraceFiles,
+  type SideReadOptions,
+  streamedSide,
+  streamedSideAndSummary,
+} from "./compare-stream.js";
 export {
   addGradient,
   type ComparedRun,

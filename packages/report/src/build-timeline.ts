@@ -75,6 +75,16 @@ export class TimelineOpCollector {
     this.#limit = limits.timelineOps;
   }
 
+  /** True when ops of span `spanId` are drawn (`push` keeps them); the others need only `skip`. */
+  draws(spanId: string): boolean {
+    return this.#plan.indexById.has(spanId);
+  }
+
+  /** Counts an op of a span that is not drawn, as `push` would, without its fields. */
+  skip(): void {
+    this.#total++;
+  }
+
   push(op: TimelineOpEvent): void {
     this.#total++;
     const span = this.#plan.indexById.get(op.span_id);

@@ -1,24 +1,18 @@
 // The report of a trace read as a stream, never as a document. Two reads, each folding events into
-// compact or bounded aggregates: the first makes the summary, health and memory figures (with the
-// downsampled memory timeline), the span table (tens of bytes per span), the gradient ranks and
-// device samples; the second, once the flame chart's spans are chosen, their op marks and the
-// operator table (8 bytes per op for exact percentiles). Memory grows with spans and ops, not the file.
+// compact or bounded aggregates: the first is the parser's comparison side with its summary (health,
+// memory figures, span costs, the operator table with 8 bytes per op for exact percentiles,
+// attribution and gradient facts), plus the downsampled memory timeline, gradient ranks and device
+// samples; the second, once the flame chart's spans are chosen, reads the op columns and makes an
+// event object only for an op of a drawn span. Memory grows with spans and ops, not the file.
 import {
-  AttributionSideBuilder,
-  addGradient,
   type ComparisonSide,
-  type GradientSide,
-  OperatorAccumulator,
+  readColumnBatches,
   type ReadOptions,
-  readTraceBatches,
-  SpanCostCollector,
-  SpanKeyCache,
   type StreamSummaryOptions,
-  spanPathKey,
-  summarizeColumns,
+  streamedSideAndSummary,
   type TraceSource,
-  unknownSpanKey,
 } from "@cg/parser";
+import { EVENT_KINDS, type FieldColumn, type KindColumns, type OpEvent } from "@cg/schema/core";
 import { GradientCollector } from "./build-gradients.js";
 import { planTimeline, TimelineOpCollector } from "./build-timeline.js";
 import { buildTraceReport } from "./build-trace-report.js";
@@ -28,7 +22,9 @@ import type { TraceReport } from "./report-payload.js";
 import type { TraceReportInputs } from "./trace-report-inputs.js";
 
 /** How a streamed trace is read: the reader's and `summarizeStream`'s options. */
-export type StreamReadOptions = Omit<StreamSummaryOptions, "onEvent" | "rankLimit">;
+export type StreamReadOptions = Omit<StreamSummaryOptions, "onEvent" | "rankLimit" | "spanCosts">;
+
+const OP = EVENT_KINDS.indexOf("op");
 
 /**
  * The report of a trace read twice as a stream, equal to the document's report, and the facts a
@@ -40,62 +36,44 @@ export async function streamTraceReport(
   limits: ReportLimits,
   options: StreamReadOptions = {},
 ): Promise<{ report: TraceReport; side: ComparisonSide }> {
-  // First read: summary, health and memory figures with the memory timeline's points, the span
-  // table, gradients, device samples.
-  const spans = new SpanCostCollector();
+  // First read: the comparison side and the summary (span costs included), with the memory
+  // timeline's points, gradients and device samples.
   const samples = deviceMemorySeries(limits);
   const gradients = new GradientCollector(limits);
-  const gradientFacts = new Map<string, GradientSide>();
   const points = memorySeries(limits);
-  const streamed = await summarizeColumns(read(), {
+  const { side, summary: streamed } = await streamedSideAndSummary(read, {
     ...options,
+    percentiles: true,
     onMemoryPoint: (point) => points.push(point),
-    // The kinds read as events; memory, tensors and edges are folded from the columns.
-    eventKinds: ["span_start", "span_end", "op", "device_memory", "gradient"],
+    // The kinds read as events; every other kind is folded from the columns.
+    eventKinds: ["device_memory", "gradient"],
     onEvent: (event) => {
-      spans.push(event);
       if (event.kind === "device_memory") samples.push(event);
-      else if (event.kind === "gradient") {
-        gradients.push(event);
-        addGradient(gradientFacts, event);
-      }
+      else if (event.kind === "gradient") gradients.push(event);
     },
   });
-  const spanCosts = spans.finish(options.compat === undefined ? {} : { compat: options.compat });
+  const spanCosts = streamed.spanCosts;
+  if (spanCosts === undefined) throw new Error(`${label}: the summary returned no span costs`);
   const plan = planTimeline(spanCosts, limits);
 
-  // Second read, once the drawn spans are known: their op marks and the operator table. Split so,
-  // neither read holds all the aggregates at once.
+  // Second read, once the drawn spans are known: their op marks. Only op lines are decoded (the
+  // others are skipped by their first bytes); diagnostics were reported by the first read.
   const ops = new TimelineOpCollector(plan, limits);
-  const operators = new OperatorAccumulator();
-  // What the comparison's attribution needs: own times, op times by span path key and signature.
-  const attribution = new AttributionSideBuilder();
-  const keys = new SpanKeyCache();
-  const keyOf = (row: number): string =>
-    keys.of(row, (at) =>
-      spanPathKey({ path: spanCosts.path(at), kind: spanCosts.kind(at), step: spanCosts.step(at) }),
-    );
-  const measuredSpans = new Set<string>();
-  // The reader's own options only: diagnostics were reported by the first read, which checked
-  // every line; this one decodes only the span and op lines (tensor and memory lines, three in
-  // four of a writer's trace, are skipped by their first bytes).
-  const readOptions: ReadOptions = { kinds: ["span_start", "span_end", "op"] };
+  const readOptions: ReadOptions = { kinds: ["op"] };
   if (options.mode !== undefined) readOptions.mode = options.mode;
   if (options.maxLineLength !== undefined) readOptions.maxLineLength = options.maxLineLength;
   if (options.file !== undefined) readOptions.file = options.file;
-  // Batches: one promise per few hundred events rather than one per event (less garbage).
-  for await (const batch of readTraceBatches(read(), { ...readOptions, batchSize: 256 })) {
-    for (const { event } of batch) {
-      operators.addEvent(event, measuredSpans);
-      if (event.kind === "op") {
-        ops.push(event);
-        const row = spanCosts.rowOf(event.span_id);
-        if (row >= 0) attribution.addOp(keyOf(row), event);
-      }
+  for await (const batch of readColumnBatches(read(), readOptions)) {
+    const spanIds = (batch.columns[OP] as KindColumns).byKey.get("span_id") as FieldColumn;
+    for (let at = 0; at < batch.size; at++) {
+      if (batch.kinds[at] !== OP) continue;
+      const spanId = batch.strings[spanIds.values[batch.rows[at] as number] as number] as string;
+      if (ops.draws(spanId)) ops.push(batch.event(at) as OpEvent);
+      else ops.skip();
     }
   }
 
-  const operatorTable = operators.result();
+  const operatorTable = side.operators;
   const inputs: TraceReportInputs = {
     run: streamed.run,
     health: streamed.health,
@@ -107,34 +85,6 @@ export async function streamTraceReport(
     operators: { ...operatorTable, operators: operatorTable.operators.slice(0, limits.operatorRows) },
     gradients,
     notes: streamed.notes.map((note) => `Memory: ${note}.`),
-  };
-  // What a comparison needs of this trace (the parser's `documentSide`, from the streamed figures).
-  const spanTotals = new Map<string, bigint>();
-  const allKeys = new Set<string>();
-  for (let row = 0; row < spanCosts.size; row++) {
-    const key = keyOf(row);
-    allKeys.add(key);
-    if (!spanCosts.inMeasuredSubtree(row)) continue;
-    spanTotals.set(key, (spanTotals.get(key) ?? 0n) + BigInt(spanCosts.totalNs(row)));
-    attribution.addSpan(key, spanCosts.selfNs(row));
-  }
-  const side: ComparisonSide = {
-    run: streamed.run,
-    trusted: streamed.health.trusted,
-    total_ns: streamed.summary.total_ns,
-    peak_bytes: streamed.memory.peak_bytes,
-    span_totals: spanTotals,
-    gradients: gradientFacts,
-    operators: operatorTable,
-    attribution: attribution.finish(
-      streamed.summary.total_ns,
-      streamed.memory,
-      (spanId) => {
-        const row = spanCosts.rowOf(spanId);
-        return row >= 0 ? keyOf(row) : unknownSpanKey(spanId);
-      },
-      allKeys,
-    ),
   };
   return { report: buildTraceReport(inputs, plan, ops, label, limits), side };
 }
