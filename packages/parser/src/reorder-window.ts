@@ -17,14 +17,8 @@
 // garbage at the event rate and inflated the streaming summary's RSS. Tensor ids are held as the
 // strings the reader made: rebuilding one from UTF-16 units at release (as `SlotIds` did) cost a new
 // string per event, more than the promotion of the few that outlive a scavenge.
-import { grownCopy } from "@cg/memory";
-import {
-  compareCodePoints,
-  compareU64,
-  MEMORY_CATEGORIES,
-  type MemoryEvent,
-  type U64,
-} from "@cg/schema/core";
+import { compareMemoryOrder, compareMemoryTies, grownCopy } from "@cg/memory";
+import { compareU64, MEMORY_CATEGORIES, type MemoryEvent, type U64 } from "@cg/schema/core";
 
 /** Receives events in analysis order. */
 export type AnalysisSink = (event: MemoryEvent) => void;
@@ -342,18 +336,19 @@ export class MemoryReorderWindow {
     this.#groupSize++;
   }
 
-  /** Analysis order within a timestamp: alloc before free, tensor id, then arrival. */
+  /** Analysis order within a timestamp (spec §11: alloc before free, tensor id), then arrival. */
   #compareInGroup(left: number, right: number): number {
     const slots = this.#groupSlots;
     const leftSlot = slots[left] as number;
     const rightSlot = slots[right] as number;
-    const leftAction = this.#action[leftSlot] as number;
-    const rightAction = this.#action[rightSlot] as number;
-    if (leftAction !== rightAction) return leftAction === ALLOC ? -1 : 1;
-    const leftId = this.#groupTensorIds[left] as string;
-    const rightId = this.#groupTensorIds[right] as string;
-    if (leftId !== rightId) return compareCodePoints(leftId, rightId);
-    return (this.#sequence[leftSlot] as number) - (this.#sequence[rightSlot] as number);
+    return (
+      compareMemoryTies(
+        this.#action[leftSlot] === ALLOC,
+        this.#groupTensorIds[left] as string,
+        this.#action[rightSlot] === ALLOC,
+        this.#groupTensorIds[right] as string,
+      ) || (this.#sequence[leftSlot] as number) - (this.#sequence[rightSlot] as number)
+    );
   }
 
   /**
@@ -393,19 +388,20 @@ export class MemoryReorderWindow {
     const tensorId = this.#groupTensorIds[at] as string;
     const timestamp = this.#timeOf(slot);
     const alloc = this.#action[slot] === ALLOC;
-    // In analysis order unless an event came later than the window allows (compareMemoryEvents).
+    // In analysis order unless an event came later than the window allows.
     const last = this.#lastAnalysedTime;
-    if (last !== undefined) {
-      const byTime = compareU64(timestamp, last);
-      if (
-        byTime < 0 ||
-        (byTime === 0 &&
-          (alloc !== this.#lastAnalysedAlloc
-            ? alloc // an alloc after a free of the same timestamp
-            : compareCodePoints(tensorId, this.#lastAnalysedTensorId) < 0))
-      ) {
-        this.exact = false;
-      }
+    if (
+      last !== undefined &&
+      compareMemoryOrder(
+        timestamp,
+        alloc,
+        tensorId,
+        last,
+        this.#lastAnalysedAlloc,
+        this.#lastAnalysedTensorId,
+      ) < 0
+    ) {
+      this.exact = false;
     }
     this.#lastAnalysedTime = timestamp;
     this.#lastAnalysedAlloc = alloc;

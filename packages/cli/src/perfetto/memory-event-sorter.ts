@@ -2,7 +2,8 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { compareCodePoints, type MemoryCategory, normalizeU64 } from "@cg/schema/core";
+import { compareMemoryOrder } from "@cg/memory";
+import { type MemoryCategory, normalizeU64 } from "@cg/schema/core";
 import { writeAll } from "../atomic-write.js";
 import { cleanupOnInterrupt } from "../interrupt-cleanup.js";
 
@@ -19,10 +20,18 @@ export interface MemoryRecord {
   sequence: number;
 }
 
+/** Spec §11 analysis order (`compareMemoryOrder`), then file order. */
 export function compareMemoryRecords(left: MemoryRecord, right: MemoryRecord): number {
-  if (left.timestamp !== right.timestamp) return left.timestamp < right.timestamp ? -1 : 1;
-  if (left.action !== right.action) return left.action - right.action;
-  return compareCodePoints(left.tensorId, right.tensorId) || left.sequence - right.sequence;
+  return (
+    compareMemoryOrder(
+      left.timestamp,
+      left.action === 0,
+      left.tensorId,
+      right.timestamp,
+      right.action === 0,
+      right.tensorId,
+    ) || left.sequence - right.sequence
+  );
 }
 
 type SpilledRecord = [string, 0 | 1, string, string, string, MemoryCategory, number];
