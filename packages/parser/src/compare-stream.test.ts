@@ -1,6 +1,7 @@
 // The streamed comparison against the whole-document one, on every shared fixture that parses.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { TraceEvent } from "@cg/schema/core";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
 import { streamedSide } from "./compare-stream.js";
@@ -9,7 +10,10 @@ import {
   compareTraces,
   documentSide,
   type OperatorGroupField,
+  operatorTable,
   parseTrace,
+  streamedSideAndSummary,
+  summarizeStream,
   type TraceDocument,
 } from "./index.js";
 
@@ -41,6 +45,27 @@ describe("compareTraceFiles equals compareTraces", () => {
           );
         }
       }
+    },
+  );
+
+  it.each(parsed.map(({ path }, index) => [path.slice(fixturesDir.length + 1), index] as const))(
+    "the side and summary of %s, from one read",
+    async (_file, index) => {
+      const { path, document } = parsed[index] as (typeof parsed)[number];
+      // Ops asked as events too: the side must still count each op once.
+      const seen: TraceEvent["kind"][] = [];
+      const { side, summary } = await streamedSideAndSummary(() => path, {
+        percentiles: true,
+        eventKinds: ["op", "gradient"],
+        onEvent: (event) => seen.push(event.kind),
+      });
+      expect(side).toStrictEqual({ ...documentSide(document), operators: operatorTable(document) });
+      const { spanCosts, ...figures } = summary;
+      expect(figures).toStrictEqual(await summarizeStream(path));
+      expect(spanCosts?.size).toBe(document.spans.length);
+      expect(seen.filter((kind) => kind === "op")).toHaveLength(document.ops.length);
+      expect(seen.filter((kind) => kind === "gradient")).toHaveLength(document.gradients.length);
+      expect(seen.length).toBe(document.ops.length + document.gradients.length);
     },
   );
 

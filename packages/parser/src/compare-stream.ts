@@ -43,7 +43,7 @@ export async function streamedSide(
   open: () => TraceSource,
   options: SideOptions = {},
 ): Promise<ComparisonSide> {
-  const { operators, ...side } = await readSide(open, options);
+  const { operators, summary: _summary, ...side } = await readSide(open, options);
   return { ...side, operators: operators.result() };
 }
 
