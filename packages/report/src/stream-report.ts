@@ -6,8 +6,8 @@
 // event object only for an op of a drawn span. Memory grows with spans and ops, not the file.
 import {
   type ComparisonSide,
-  readColumnBatches,
   type ReadOptions,
+  readColumnBatches,
   type StreamSummaryOptions,
   streamedSideAndSummary,
   type TraceSource,
