@@ -3,7 +3,8 @@
 // at the memory peak per (span path, category, op). Sizes follow distinct paths and signatures and
 // the allocations live at the peak, never the number of events.
 import type { MemoryAnalysis } from "@cg/memory";
-import type { MemoryCategory, U64 } from "@cg/schema/core";
+import type { ColumnBatch, FieldColumn, KindColumns, MemoryCategory, U64 } from "@cg/schema/core";
+import { OP_CODE, OP_FIELD, ShapeText } from "./op-columns.js";
 import { formatShape } from "./operator-stats.js";
 
 /** An exact sum of u64 values: doubles while safe, a bigint beyond. */
@@ -111,6 +112,7 @@ export class AttributionSideBuilder {
   readonly #self = new Map<string, ExactSum>();
   /** Signatures by op name, then by the rest: one string per distinct signature, not per op. */
   readonly #signatures = new Map<string, Map<string, SignatureOps>>();
+  readonly #shapeText = new ShapeText();
 
   /** A span of the measured subtree and its own time. */
   addSpan(key: string, selfNs: U64): void {
@@ -125,6 +127,20 @@ export class AttributionSideBuilder {
   /** An op of a span whose path key is `key`. */
   addOp(key: string, op: AttributedOp): void {
     this.addOpValues(key, op.op_name, formatShape(op.shape), op.dtype, op.device, op.duration_ns);
+  }
+
+  /** `addOp` of the op in row `row` of `batch`'s op columns, read without an event object. */
+  addOpRow(key: string, batch: ColumnBatch, row: number): void {
+    const fields = (batch.columns[OP_CODE] as KindColumns).fields;
+    const strings = batch.strings;
+    this.addOpValues(
+      key,
+      strings[(fields[OP_FIELD.op_name] as FieldColumn).values[row] as number] as string,
+      this.#shapeText.of(fields[OP_FIELD.shape] as FieldColumn, row),
+      strings[(fields[OP_FIELD.dtype] as FieldColumn).values[row] as number] as string,
+      strings[(fields[OP_FIELD.device] as FieldColumn).values[row] as number] as string,
+      batch.u64(fields[OP_FIELD.duration_ns] as FieldColumn, row) as U64,
+    );
   }
 
   /** `addOp` from an op's values, its shape as `formatShape` writes it (a column reader's op). */

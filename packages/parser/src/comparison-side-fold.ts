@@ -1,7 +1,7 @@
 // The figures of one comparison side folded from its events, for a stream and a document alike:
 // per-path span totals, gradient facts and the attribution inputs. The spans are those of the
 // summarizer's own table (handed over with `spans.use` before the first event).
-import type { ColumnBatch, FieldColumn, KindColumns, TraceEvent, U64 } from "@cg/schema/core";
+import type { ColumnBatch, FieldColumn, KindColumns, OpEvent, TraceEvent } from "@cg/schema/core";
 import { type AttributionSide, AttributionSideBuilder, SpanKeyCache } from "./compare-attribution-side.js";
 import {
   addGradient,
@@ -10,8 +10,7 @@ import {
   spanPathKey,
   unknownSpanKey,
 } from "./comparison-side.js";
-import { OP_CODE, OP_FIELD, ShapeText } from "./op-columns.js";
-import { formatShape } from "./operator-stats.js";
+import { OP_CODE, OP_FIELD } from "./op-columns.js";
 import { SpanPaths } from "./span-paths.js";
 import type { SpanTable } from "./span-table.js";
 import { spanPath } from "./span-table-costs.js";
@@ -27,53 +26,40 @@ export class ComparisonSideFold {
   readonly #gradients = new Map<string, GradientSide>();
   readonly #attribution = new AttributionSideBuilder();
   readonly #keys = new SpanKeyCache();
-  // Ops whose span path is not final yet (an op before its span, a parent that starts late).
-  readonly #pendingOps: PendingOp[] = [];
-  readonly #shapeText = new ShapeText();
+  // Ops whose span path is not final yet (an op before its span, a parent that starts late): rare,
+  // kept as events until the end.
+  readonly #pendingOps: OpEvent[] = [];
 
   add(event: TraceEvent): void {
     if (event.kind === "op") {
-      const { span_id, op_name, dtype, device, duration_ns } = event;
-      this.#addOp(span_id, op_name, formatShape(event.shape), dtype, device, duration_ns);
+      const row = this.#finalRow(event.span_id);
+      if (row >= 0) this.#attribution.addOp(this.#keyOf(this.spans.table, row), event);
+      else this.#pendingOps.push(event);
     } else if (event.kind === "gradient") {
       addGradient(this.#gradients, event);
     }
   }
 
-  /** `add` of every op of a column batch, read from the op columns (no event object). */
+  /** `add` of every op of a column batch, read from the op columns (an event object only for a pending op). */
   addOps(batch: ColumnBatch): void {
     const kinds = batch.kinds;
     const rows = batch.rows;
     const strings = batch.strings;
-    const fields = (batch.columns[OP_CODE] as KindColumns).fields;
-    const spanIds = (fields[OP_FIELD.span_id] as FieldColumn).values;
-    const opNames = (fields[OP_FIELD.op_name] as FieldColumn).values;
-    const dtypes = (fields[OP_FIELD.dtype] as FieldColumn).values;
-    const devices = (fields[OP_FIELD.device] as FieldColumn).values;
-    const shapes = fields[OP_FIELD.shape] as FieldColumn;
-    const durations = fields[OP_FIELD.duration_ns] as FieldColumn;
+    const spanIds = ((batch.columns[OP_CODE] as KindColumns).fields[OP_FIELD.span_id] as FieldColumn).values;
     for (let at = 0; at < batch.size; at++) {
       if (kinds[at] !== OP_CODE) continue;
       const row = rows[at] as number;
-      this.#addOp(
-        strings[spanIds[row] as number] as string,
-        strings[opNames[row] as number] as string,
-        this.#shapeText.of(shapes, row),
-        strings[dtypes[row] as number] as string,
-        strings[devices[row] as number] as string,
-        batch.u64(durations, row) as U64,
-      );
+      const spanRow = this.#finalRow(strings[spanIds[row] as number] as string);
+      if (spanRow >= 0) this.#attribution.addOpRow(this.#keyOf(this.spans.table, spanRow), batch, row);
+      else this.#pendingOps.push(batch.event(at) as OpEvent);
     }
   }
 
-  #addOp(spanId: string, opName: string, shape: string, dtype: string, device: string, ns: U64): void {
+  /** The started span's row when its path is final; -1 while it is not (the op waits then). */
+  #finalRow(spanId: string): number {
     const table = this.spans.table;
     const row = table.ids.get(spanId);
-    if (row >= 0 && row < table.size && this.spans.pathOf(spanId) !== undefined) {
-      this.#attribution.addOpValues(this.#keyOf(table, row), opName, shape, dtype, device, ns);
-    } else {
-      this.#pendingOps.push({ spanId, opName, shape, dtype, device, ns });
-    }
+    return row >= 0 && row < table.size && this.spans.pathOf(spanId) !== undefined ? row : -1;
   }
 
   /**
@@ -92,11 +78,9 @@ export class ComparisonSideFold {
       spanTotals.set(key, (spanTotals.get(key) ?? 0n) + costs.exactTotalNs(row));
       this.#attribution.addSpan(key, costs.exactSelfNs(row));
     }
-    for (const { spanId, opName, shape, dtype, device, ns } of this.#pendingOps) {
-      const row = table.ids.get(spanId);
-      if (row >= 0 && row < table.size) {
-        this.#attribution.addOpValues(this.#keyOf(table, row), opName, shape, dtype, device, ns);
-      }
+    for (const op of this.#pendingOps) {
+      const row = table.ids.get(op.span_id);
+      if (row >= 0 && row < table.size) this.#attribution.addOp(this.#keyOf(table, row), op);
     }
     this.#pendingOps.length = 0;
     const keyOfSpan = (spanId: string): string => {
@@ -122,14 +106,4 @@ export class ComparisonSideFold {
       spanPathKey({ path: spanPath(table, at), kind: table.kind(at), step: table.step(at) }),
     );
   }
-}
-
-/** The fields of an op that attribution keeps while its span path is not final. */
-interface PendingOp {
-  spanId: string;
-  opName: string;
-  shape: string;
-  dtype: string;
-  device: string;
-  ns: U64;
 }
