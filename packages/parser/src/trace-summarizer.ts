@@ -229,7 +229,7 @@ export class TraceSummarizer implements StreamSummarizer {
       case "op":
         this.#ops++;
         if (!this.#spanKnown(event.span_id)) this.#pendingOps.push(event.span_id);
-        if (this.#costs !== undefined) this.#rankOp(event, this.#costs);
+        if (this.#costs !== undefined) this.#foldOp(event, this.#costs);
         return;
       case "tensor":
         this.#tensors++;
@@ -309,7 +309,7 @@ export class TraceSummarizer implements StreamSummarizer {
     this.#lastLine = line;
     this.#ops++;
     if (!this.#spanKnown(spanId)) this.#pendingOps.push(spanId);
-    if (this.#costs !== undefined) this.#rankOpValues(spanId, durationNs, storageBytes, event, this.#costs);
+    if (this.#costs !== undefined) this.#foldOpValues(spanId, durationNs, storageBytes, event, this.#costs);
   }
 
   /**
@@ -336,13 +336,13 @@ export class TraceSummarizer implements StreamSummarizer {
     return true;
   }
 
-  #rankOp(event: OpEvent, costs: SpanOpFold): void {
+  #foldOp(event: OpEvent, costs: SpanOpFold): void {
     const bytes = resolveStorageBytes(event.storage_bytes, event.shape, event.dtype);
-    this.#rankOpValues(event.span_id, event.duration_ns, bytes, () => event, costs);
+    this.#foldOpValues(event.span_id, event.duration_ns, bytes, () => event, costs);
   }
 
-  /** Ranks an op from its values; `event` builds the whole op, called only for one that ranks. */
-  #rankOpValues(spanId: string, durationNs: U64, bytes: U64, event: () => OpEvent, costs: SpanOpFold): void {
+  /** Sums an op into its span and ranks it; `event` builds the whole op, called only for one that ranks. */
+  #foldOpValues(spanId: string, durationNs: U64, bytes: U64, event: () => OpEvent, costs: SpanOpFold): void {
     const ordinal = costs.pushOp(spanId, durationNs, bytes);
     if (this.#rankLimit === undefined) return;
     const slowest = this.#slowestOps.admitsU64(durationNs);
@@ -352,7 +352,7 @@ export class TraceSummarizer implements StreamSummarizer {
 
   /**
    * Offers an op to the rankings it may enter (a tie with the last entry is decided by the id, so
-   * ops of equal size, common for bytes, get this far). Apart from `#rankOpValues`, so that the
+   * ops of equal size, common for bytes, get this far). Apart from `#foldOpValues`, so that the
    * closure's context is only made for an op that enters.
    */
   #offerOp(
