@@ -4,7 +4,8 @@
 //     as support/consume-event.ts over every field of every event) against the bare chunk-split +
 //     JSON.parse loop, cold (a fresh process, no warm-up: the first read of a program) and warm (a
 //     5 MB read first) beside it; the event-object readers (readTraceEvents, readTraceBatches) against
-//     the same loop in the same cold setting;
+//     the same loop in the same cold setting, and events built from column batches (`batch.event`)
+//     against readTraceBatches: what building the event API on the batches would cost;
 //  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
 //     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
@@ -21,7 +22,7 @@ import { checkColumns, readColumnBatches } from "@cg/parser";
 import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from "./parser.bench.js";
 import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
 import { columnsTerm } from "./support/consume-columns.js";
-import type { Consumed } from "./support/consume-event.js";
+import { type Consumed, eventTerm } from "./support/consume-event.js";
 import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,6 +34,17 @@ async function columnRead(path: string): Promise<Consumed> {
   let events = 0;
   for await (const batch of readColumnBatches(path)) {
     checksum = (checksum + columnsTerm(batch)) | 0;
+    events += batch.size;
+  }
+  return { checksum, events };
+}
+
+/** Subject: every event built from the column batches (512 a batch, as readTraceBatches), every field consumed. */
+async function columnEventRead(path: string): Promise<Consumed> {
+  let checksum = 0;
+  let events = 0;
+  for await (const batch of readColumnBatches(path, { batchSize: 512 })) {
+    for (let at = 0; at < batch.size; at++) checksum = (checksum + eventTerm(batch.event(at))) | 0;
     events += batch.size;
   }
   return { checksum, events };
@@ -94,6 +106,7 @@ const readers: Record<string, ContenderFactory> = {
   "chunk-split + JSON.parse, cold": reader(bareJsonParseRead, false),
   "readTraceEvents, cold": reader(validatingRead, false),
   "readTraceBatches, cold": reader(batchRead, false),
+  "events from column batches, cold": reader(columnEventRead, false),
   "readColumnBatches, warm": reader(columnRead, true),
   "chunk-split + JSON.parse, warm": reader(bareJsonParseRead, true),
 };
@@ -145,13 +158,19 @@ export default async function parserColumnsBench(): Promise<void> {
           baseline: "chunk-split + JSON.parse, cold",
           mode: "speedup",
           target: 2,
-          note: "the event-object reader on the columnar one",
+          note: "the event-object reader, sharing the columnar reader's cursor, tiers and checks",
         },
         {
           subject: "readTraceBatches, cold",
           baseline: "chunk-split + JSON.parse, cold",
           mode: "speedup",
           target: 2,
+        },
+        {
+          subject: "events from column batches, cold",
+          baseline: "readTraceBatches, cold",
+          mode: "cost",
+          note: "the event API built on the batches instead of its own generated object readers",
         },
         {
           subject: "readColumnBatches, warm",
