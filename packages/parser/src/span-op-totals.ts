@@ -52,17 +52,6 @@ export class SpanOpTotals {
     this.#early.delete(spanId);
   }
 
-  /**
-   * For a fold that does not see span starts: every waiting op whose span has a row by now
-   * (`rowOf`, -1 for none) joins it; the others stay out, as ops of a span that never started.
-   */
-  claimAllEarly(rowOf: (spanId: string) => number): void {
-    for (const spanId of [...this.#early.keys()]) {
-      const row = rowOf(spanId);
-      if (row >= 0) this.claimEarly(spanId, row);
-    }
-  }
-
   count(row: number): number {
     return row < this.#count.length ? (this.#count[row] as number) : 0;
   }
