@@ -141,7 +141,7 @@ export { documentEvents, serializeDocument } from "./serialize-document.js";
 export type { SpanCost, SpanCostOptions } from "./span-cost.js";
 export { SpanCostCollector } from "./span-cost-collector.js";
 export { SpanCostColumns } from "./span-cost-columns.js";
-export { spanCosts } from "./span-costs.js";
+export { spanCostColumns, spanCosts } from "./span-costs.js";
 export { type SpanSelfTime, type SummarizeOptions, summarize, type TraceSummary } from "./summarize.js";
 export {
   type ColumnSummaryOptions,

@@ -9,6 +9,7 @@ import {
   MemoryTimelineStream,
   parseTrace,
   SpanCostCollector,
+  spanCostColumns,
   spanCosts,
   summarizeColumns,
   summarizeStream,
@@ -40,6 +41,9 @@ describe("streamed span costs and memory timeline", () => {
       const columns = collector.finish({ compat });
       const costs = spanCosts(document, { compat });
       expect(Array.from(columns.rowsInIdOrder(), (row) => columns.cost(row))).toEqual(costs);
+      // The document's columns: rows in start order, the same costs in id order.
+      const documentColumns = spanCostColumns(document, { compat });
+      expect(Array.from(documentColumns.rowsInIdOrder(), (row) => documentColumns.cost(row))).toEqual(costs);
       // The summary's own costs, its ops read from the columns, at any batch size.
       for (const batchSize of [1, 3, 8192]) {
         const own = (await summarizeColumns(path, { compat, spanCosts: true, batchSize })).spanCosts;

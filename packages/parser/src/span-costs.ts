@@ -3,12 +3,18 @@
 import { foldDocument } from "./fold-document.js";
 import type { SpanCost, SpanCostOptions } from "./span-cost.js";
 import { SpanCostCollector } from "./span-cost-collector.js";
+import type { SpanCostColumns } from "./span-cost-columns.js";
 import type { TraceDocument } from "./trace-document.js";
+
+/** Every span's cost as columns (the same `SpanCostColumns` a streamed summary gives with `spanCosts`). */
+export function spanCostColumns(document: TraceDocument, options: SpanCostOptions = {}): SpanCostColumns {
+  const collector = new SpanCostCollector();
+  foldDocument(document, (event) => collector.push(event));
+  return collector.finish(options);
+}
 
 /** Cost of every span, in the document's span (id) order. */
 export function spanCosts(document: TraceDocument, options: SpanCostOptions = {}): SpanCost[] {
-  const collector = new SpanCostCollector();
-  foldDocument(document, (event) => collector.push(event));
-  const columns = collector.finish(options);
+  const columns = spanCostColumns(document, options);
   return document.spans.map((span) => columns.cost(columns.rowOf(span.id)));
 }

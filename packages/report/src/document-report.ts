@@ -1,12 +1,11 @@
 import { analyzeMemory } from "@cg/memory";
-import { analyzeHealth, operatorTable, spanCosts, summarize, type TraceDocument } from "@cg/parser";
+import { analyzeHealth, operatorTable, spanCostColumns, summarize, type TraceDocument } from "@cg/parser";
 import { GradientCollector } from "./build-gradients.js";
 import { planTimeline, TimelineOpCollector } from "./build-timeline.js";
 import { buildTraceReport } from "./build-trace-report.js";
 import { deviceMemorySeries, memorySeries } from "./memory-series.js";
 import type { ReportLimits } from "./report-limits.js";
 import type { TraceReport } from "./report-payload.js";
-import { DocumentSpans } from "./report-spans.js";
 import type { TraceReportInputs } from "./trace-report-inputs.js";
 
 /** The report of a parsed trace, from the whole-document analyses of @cg/parser and @cg/memory. */
@@ -34,7 +33,7 @@ export function documentTraceReport(
     memory,
     memorySeries: points.byDevice,
     deviceMemory: samples.byDevice,
-    spans: new DocumentSpans(document.spans, spanCosts(document)),
+    spans: spanCostColumns(document),
     operators: operatorTable(document, { limit: limits.operatorRows }),
     gradients,
     notes: [],
