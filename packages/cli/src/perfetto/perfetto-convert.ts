@@ -157,13 +157,11 @@ class PerfettoTraceBuilder {
         break;
       case "device_memory": {
         const timestamp = microsecondsText(event.timestamp_ns);
-        const counter = (name: string, value: string): void =>
-          this.#emit(
-            `{"name":${quote(`device_memory ${event.device} ${name}`)},"ph":"C","ts":${timestamp},"pid":${PROCESS_ID},"args":{"bytes":${value}}}`,
-          );
-        counter("used", String(event.used_bytes));
-        counter("free", String(event.free_bytes));
-        if (event.reserved_bytes !== undefined) counter("reserved", String(event.reserved_bytes));
+        const counter = (name: string, value: U64): void =>
+          this.#emitCounter(`device_memory ${event.device} ${name}`, timestamp, String(value));
+        counter("used", event.used_bytes);
+        counter("free", event.free_bytes);
+        if (event.reserved_bytes !== undefined) counter("reserved", event.reserved_bytes);
         this.stats.deviceMemorySamples += 1;
         break;
       }
@@ -235,6 +233,13 @@ class PerfettoTraceBuilder {
     }
   }
 
+  /** One counter track sample (`ts` already in microseconds). */
+  #emitCounter(name: string, timestamp: string, bytes: string): void {
+    this.#emit(
+      `{"name":${quote(name)},"ph":"C","ts":${timestamp},"pid":${PROCESS_ID},"args":{"bytes":${bytes}}}`,
+    );
+  }
+
   /** Draws what is left (open spans, the memory counters) and closes the JSON. */
   async finish(): Promise<PerfettoConvertStats> {
     if (this.#meta === undefined) throw new Error("the trace has no meta event");
@@ -247,9 +252,7 @@ class PerfettoTraceBuilder {
       merged += 1;
       if ((merged & 0xffff) === 0) await new Promise<void>((done) => setImmediate(done));
       for (const sample of counters.apply(record)) {
-        this.#emit(
-          `{"name":${quote(sample.name)},"ph":"C","ts":${microsecondsText(sample.timestamp)},"pid":${PROCESS_ID},"args":{"bytes":${sample.value}}}`,
-        );
+        this.#emitCounter(sample.name, microsecondsText(sample.timestamp), String(sample.value));
       }
     }
     this.stats.spilledMemoryRuns = this.#sorter.spilledRuns;
