@@ -5,7 +5,9 @@
 //     JSON.parse loop, cold (a fresh process, no warm-up: the first read of a program) and warm (a
 //     5 MB read first) beside it; the event-object readers (readTraceEvents, readTraceBatches) against
 //     the same loop in the same cold setting, and events built from column batches (`batch.event`)
-//     against readTraceBatches: what building the event API on the batches would cost;
+//     against readTraceBatches: what building the event API on the batches would cost; the cold
+//     readers again on the commands' 1 GiB trace, where a process's fixed JIT warm-up (about 0.2 s
+//     of CPU, most of it TurboFan compiling the generated readers) weighs a tenth as much;
 //  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
 //     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
 //     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
@@ -20,7 +22,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { checkColumns, readColumnBatches } from "@cg/parser";
 import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from "./parser.bench.js";
-import { type ContenderFactory, compareInProcesses } from "./process-harness.js";
+import { type ContenderFactory, compareInProcesses, type ProcessComparison } from "./process-harness.js";
 import { columnsTerm } from "./support/consume-columns.js";
 import { type Consumed, eventTerm } from "./support/consume-event.js";
 import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
@@ -121,6 +123,40 @@ const commands: Record<string, ContenderFactory> = {
 
 export const groups = { readers, commands };
 
+const readerComparisons: ProcessComparison[] = [
+  {
+    subject: "readColumnBatches, cold",
+    baseline: "chunk-split + JSON.parse, cold",
+    mode: "speedup",
+    target: 3,
+  },
+  {
+    subject: "readTraceEvents, cold",
+    baseline: "chunk-split + JSON.parse, cold",
+    mode: "speedup",
+    target: 2,
+    note: "the event-object reader, sharing the columnar reader's cursor, tiers and checks",
+  },
+  {
+    subject: "readTraceBatches, cold",
+    baseline: "chunk-split + JSON.parse, cold",
+    mode: "speedup",
+    target: 2,
+  },
+  {
+    subject: "events from column batches, cold",
+    baseline: "readTraceBatches, cold",
+    mode: "cost",
+    note: "the event API built on the batches instead of its own generated object readers",
+  },
+  {
+    subject: "readColumnBatches, warm",
+    baseline: "chunk-split + JSON.parse, warm",
+    mode: "speedup",
+    note: "after a 5 MB read",
+  },
+];
+
 export default async function parserColumnsBench(): Promise<void> {
   const file = join(tmpdir(), `cg-parser-columns-${process.pid}.jsonl`);
   const warmUp = join(tmpdir(), `cg-parser-columns-${process.pid}-5mb.jsonl`);
@@ -146,50 +182,33 @@ export default async function parserColumnsBench(): Promise<void> {
       group: "readers",
       contenders: Object.keys(readers),
       sameChecksum: Object.keys(readers),
-      comparisons: [
-        {
-          subject: "readColumnBatches, cold",
-          baseline: "chunk-split + JSON.parse, cold",
-          mode: "speedup",
-          target: 3,
-        },
-        {
-          subject: "readTraceEvents, cold",
-          baseline: "chunk-split + JSON.parse, cold",
-          mode: "speedup",
-          target: 2,
-          note: "the event-object reader, sharing the columnar reader's cursor, tiers and checks",
-        },
-        {
-          subject: "readTraceBatches, cold",
-          baseline: "chunk-split + JSON.parse, cold",
-          mode: "speedup",
-          target: 2,
-        },
-        {
-          subject: "events from column batches, cold",
-          baseline: "readTraceBatches, cold",
-          mode: "cost",
-          note: "the event API built on the batches instead of its own generated object readers",
-        },
-        {
-          subject: "readColumnBatches, warm",
-          baseline: "chunk-split + JSON.parse, warm",
-          mode: "speedup",
-          note: "after a 5 MB read",
-        },
-      ],
+      comparisons: readerComparisons,
     });
     const commandsTrace = sharedWriterShapedTrace(
       Number(process.env.CG_PARSER_COMMANDS_MB ?? 1024) * 2 ** 20,
     );
     console.log(`commands' trace: ${(commandsTrace.bytes / 2 ** 20).toFixed(0)} MiB`);
+    const commandsInput = { file: commandsTrace.path, warmUp };
+    const commandsUnit = { name: "MB", perOperation: commandsTrace.bytes / 1e6 };
+    const coldReaders = Object.keys(readers).filter((name) => name.endsWith(", cold"));
+    await compareInProcesses({
+      ...common,
+      input: commandsInput,
+      unit: commandsUnit,
+      title: "columnar reader, every column consumed, on the commands' trace",
+      group: "readers",
+      contenders: coldReaders,
+      sameChecksum: coldReaders,
+      comparisons: readerComparisons.filter(
+        (comparison) => comparison.subject.endsWith(", cold") && comparison.baseline.endsWith(", cold"),
+      ),
+    });
     await compareInProcesses({
       ...common,
       // DuckDB's read_json varies by up to 1.6x from run to run here: five rounds give a steadier median.
       rounds: Number(process.env.CG_PARSER_BENCH_ROUNDS ?? 5),
-      input: { file: commandsTrace.path, warmUp },
-      unit: { name: "MB", perOperation: commandsTrace.bytes / 1e6 },
+      input: commandsInput,
+      unit: commandsUnit,
       title: "cg-trace validate and summary, cold",
       group: "commands",
       contenders: Object.keys(commands),
