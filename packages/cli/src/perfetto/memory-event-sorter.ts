@@ -1,7 +1,6 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import { compareMemoryOrder } from "@cg/memory";
 import { type MemoryCategory, normalizeU64 } from "@cg/schema/core";
 import { writeAll } from "../atomic-write.js";
@@ -34,60 +33,99 @@ export function compareMemoryRecords(left: MemoryRecord, right: MemoryRecord): n
   );
 }
 
-type SpilledRecord = [string, 0 | 1, string, string, string, MemoryCategory, number];
+// A spilled run is its records in sorted order, each in 33 bytes plus its tensor id: timestamp,
+// bytes and sequence as little-endian float64 (timestamp or bytes as uint64 where they pass
+// 2^53 − 1, flagged), the flags byte, the device's index in the sorter's device table (uint32), the
+// id's length in UTF-16 units (uint32), then those units. Binary, not JSON lines: parsing lines
+// back and rebuilding their bigints was a third of a conversion's CPU time.
+const RECORD_HEAD = 33;
+const FLAG_FREE = 1;
+const CATEGORY_SHIFT = 1;
+const CATEGORY_MASK = 7;
+const FLAG_BIG_TIMESTAMP = 1 << 4;
+const FLAG_BIG_BYTES = 1 << 5;
+const RUN_BUFFER_BYTES = 1 << 16;
 
-function toLine(record: MemoryRecord): string {
-  const row: SpilledRecord = [
-    record.timestamp.toString(),
-    record.action,
-    record.tensorId,
-    record.device,
-    record.bytes.toString(),
-    record.category,
-    record.sequence,
-  ];
-  return `${JSON.stringify(row)}\n`;
+/** The devices of one sorter's records, indexed once: runs store a device as its index. */
+class DeviceTable {
+  readonly names: string[] = [];
+  readonly #index = new Map<string, number>();
+
+  indexOf(device: string): number {
+    let index = this.#index.get(device);
+    if (index === undefined) {
+      index = this.names.length;
+      this.names.push(device);
+      this.#index.set(device, index);
+    }
+    return index;
+  }
 }
 
-function fromLine(line: string): MemoryRecord {
-  const [timestamp, action, tensorId, device, bytes, category, sequence] = JSON.parse(line) as SpilledRecord;
-  return { timestamp: BigInt(timestamp), action, tensorId, device, bytes: BigInt(bytes), category, sequence };
-}
-
-/** Reads a spilled run back one record at a time with a fixed-size buffer. */
+/** Reads a spilled run back one record at a time with a buffer of at least 64 KiB. */
 class RunReader {
   readonly #descriptor: number;
-  readonly #buffer = Buffer.alloc(1 << 16);
-  // Keeps a multi-byte character that straddles two reads intact.
-  readonly #decoder = new StringDecoder("utf8");
-  #carry = "";
-  #lines: string[] = [];
-  #exhausted = false;
+  readonly #devices: readonly string[];
+  #buffer = Buffer.alloc(RUN_BUFFER_BYTES);
+  #start = 0;
+  #end = 0;
+  #endOfFile = false;
+  #closed = false;
 
-  constructor(path: string) {
+  constructor(path: string, devices: readonly string[]) {
     this.#descriptor = openSync(path, "r");
+    this.#devices = devices;
   }
 
   next(): MemoryRecord | undefined {
-    while (this.#lines.length === 0 && !this.#exhausted) {
-      const count = readSync(this.#descriptor, this.#buffer, 0, this.#buffer.length, null);
-      if (count === 0) {
-        this.close();
-        const rest = this.#carry + this.#decoder.end();
-        if (rest !== "") this.#lines.push(rest);
-        break;
+    if (!this.#holds(RECORD_HEAD)) return undefined;
+    const head = this.#start;
+    const idBytes = this.#buffer.readUInt32LE(head + 29) * 2;
+    if (!this.#holds(RECORD_HEAD + idBytes)) throw new Error("a spilled memory run ends inside a record");
+    const buffer = this.#buffer;
+    const at = this.#start;
+    const flags = buffer[at + 24] as number;
+    this.#start = at + RECORD_HEAD + idBytes;
+    return {
+      timestamp:
+        (flags & FLAG_BIG_TIMESTAMP) !== 0 ? buffer.readBigUInt64LE(at) : BigInt(buffer.readDoubleLE(at)),
+      action: (flags & FLAG_FREE) as 0 | 1,
+      tensorId: buffer.toString("utf16le", at + RECORD_HEAD, at + RECORD_HEAD + idBytes),
+      device: this.#devices[buffer.readUInt32LE(at + 25)] as string,
+      bytes:
+        (flags & FLAG_BIG_BYTES) !== 0 ? buffer.readBigUInt64LE(at + 8) : BigInt(buffer.readDoubleLE(at + 8)),
+      category: CATEGORY_CODES[(flags >> CATEGORY_SHIFT) & CATEGORY_MASK] as MemoryCategory,
+      sequence: buffer.readDoubleLE(at + 16),
+    };
+  }
+
+  /** Whether `count` bytes from the current record are in the buffer, reading more as needed (false: the run is over). */
+  #holds(count: number): boolean {
+    while (this.#end - this.#start < count) {
+      if (this.#endOfFile) {
+        if (this.#start === this.#end) return false;
+        throw new Error("a spilled memory run ends inside a record");
       }
-      const parts = (this.#carry + this.#decoder.write(this.#buffer.subarray(0, count))).split("\n");
-      this.#carry = parts.pop() ?? "";
-      this.#lines = parts.filter((part) => part !== "");
+      // Keep the partial record, at the front of a buffer that fits it.
+      const kept = this.#buffer.subarray(this.#start, this.#end);
+      const target = count > this.#buffer.length ? Buffer.alloc(count * 2) : this.#buffer;
+      kept.copy(target, 0);
+      this.#buffer = target;
+      this.#end = kept.length;
+      this.#start = 0;
+      const read = readSync(this.#descriptor, target, this.#end, target.length - this.#end, null);
+      if (read === 0) {
+        this.#endOfFile = true;
+        this.close();
+      }
+      this.#end += read;
     }
-    const line = this.#lines.shift();
-    return line === undefined ? undefined : fromLine(line);
+    return true;
   }
 
   close(): void {
-    if (this.#exhausted) return;
-    this.#exhausted = true;
+    if (this.#closed) return;
+    this.#closed = true;
     closeSync(this.#descriptor);
   }
 }
@@ -125,10 +163,12 @@ class RecordColumns {
   /** Values above 2^53 − 1, by row (the Float64 columns hold NaN there). */
   readonly #bigTimestamp = new Map<number, bigint>();
   readonly #bigBytes = new Map<number, bigint>();
-  readonly #devices: string[] = [];
-  readonly #deviceIndex = new Map<string, number>();
+  readonly #devices: DeviceTable;
+  /** Every row so far is in analysis order after the one before it: no sort needed. */
+  #inOrder = true;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, devices: DeviceTable) {
+    this.#devices = devices;
     this.#timestamp = new Float64Array(capacity);
     this.#bytes = new Float64Array(capacity);
     this.#sequence = new Float64Array(capacity);
@@ -145,6 +185,7 @@ class RecordColumns {
   clear(): void {
     this.size = 0;
     this.#idLength = 0;
+    this.#inOrder = true;
     this.#bigTimestamp.clear();
     this.#bigBytes.clear();
   }
@@ -154,14 +195,8 @@ class RecordColumns {
     setExact(this.#timestamp, this.#bigTimestamp, row, record.timestamp);
     setExact(this.#bytes, this.#bigBytes, row, record.bytes);
     this.#sequence[row] = record.sequence;
-    this.#flags[row] = record.action | (CATEGORY_CODES.indexOf(record.category) << 1);
-    let device = this.#deviceIndex.get(record.device);
-    if (device === undefined) {
-      device = this.#devices.length;
-      this.#devices.push(record.device);
-      this.#deviceIndex.set(record.device, device);
-    }
-    this.#device[row] = device;
+    this.#flags[row] = record.action | (CATEGORY_CODES.indexOf(record.category) << CATEGORY_SHIFT);
+    this.#device[row] = this.#devices.indexOf(record.device);
     const id = record.tensorId;
     if (this.#idLength + id.length > this.#idUnits.length) {
       let length = this.#idUnits.length * 2;
@@ -173,24 +208,57 @@ class RecordColumns {
     this.#idStart[row] = this.#idLength;
     for (let unit = 0; unit < id.length; unit++) this.#idUnits[this.#idLength++] = id.charCodeAt(unit);
     this.#idStart[row + 1] = this.#idLength;
+    // Writer output arrives in order: checked here, the sort is skipped.
+    if (this.#inOrder && row > 0 && this.#compare(row - 1, row) > 0) this.#inOrder = false;
   }
 
   /** Rows in analysis order (see `compareMemoryRecords`). */
   sortedRows(): Uint32Array {
     const rows = new Uint32Array(this.size);
     for (let row = 0; row < rows.length; row++) rows[row] = row;
-    return rows.sort((left, right) => this.#compare(left, right));
+    return this.#inOrder ? rows : rows.sort((left, right) => this.#compare(left, right));
+  }
+
+  /** Bytes of `row` in a spilled run. */
+  encodedLength(row: number): number {
+    return RECORD_HEAD + ((this.#idStart[row + 1] as number) - (this.#idStart[row] as number)) * 2;
+  }
+
+  /** Writes `row` as a spilled run's record at `at` of `target` (see RECORD_HEAD); returns the end. */
+  encode(row: number, target: Buffer, at: number): number {
+    let flags = this.#flags[row] as number;
+    const timestamp = this.#bigTimestamp.get(row);
+    if (timestamp === undefined) target.writeDoubleLE(this.#timestamp[row] as number, at);
+    else {
+      target.writeBigUInt64LE(timestamp, at);
+      flags |= FLAG_BIG_TIMESTAMP;
+    }
+    const bytes = this.#bigBytes.get(row);
+    if (bytes === undefined) target.writeDoubleLE(this.#bytes[row] as number, at + 8);
+    else {
+      target.writeBigUInt64LE(bytes, at + 8);
+      flags |= FLAG_BIG_BYTES;
+    }
+    target.writeDoubleLE(this.#sequence[row] as number, at + 16);
+    target[at + 24] = flags;
+    target.writeUInt32LE(this.#device[row] as number, at + 25);
+    const from = this.#idStart[row] as number;
+    const to = this.#idStart[row + 1] as number;
+    target.writeUInt32LE(to - from, at + 29);
+    const units = this.#idUnits;
+    target.set(new Uint8Array(units.buffer, units.byteOffset + from * 2, (to - from) * 2), at + RECORD_HEAD);
+    return at + RECORD_HEAD + (to - from) * 2;
   }
 
   record(row: number): MemoryRecord {
     const flags = this.#flags[row] as number;
     return {
       timestamp: this.#bigTimestamp.get(row) ?? BigInt(this.#timestamp[row] as number),
-      action: (flags & 1) as 0 | 1,
+      action: (flags & FLAG_FREE) as 0 | 1,
       tensorId: unitsToString(this.#idUnits, this.#idStart[row] as number, this.#idStart[row + 1] as number),
-      device: this.#devices[this.#device[row] as number] as string,
+      device: this.#devices.names[this.#device[row] as number] as string,
       bytes: this.#bigBytes.get(row) ?? BigInt(this.#bytes[row] as number),
-      category: CATEGORY_CODES[flags >> 1] as MemoryCategory,
+      category: CATEGORY_CODES[flags >> CATEGORY_SHIFT] as MemoryCategory,
       sequence: this.#sequence[row] as number,
     };
   }
@@ -203,7 +271,7 @@ class RecordColumns {
       const b = this.#bigTimestamp.get(right) ?? BigInt(rightTime);
       if (a !== b) return a < b ? -1 : 1;
     }
-    const action = ((this.#flags[left] as number) & 1) - ((this.#flags[right] as number) & 1);
+    const action = ((this.#flags[left] as number) & FLAG_FREE) - ((this.#flags[right] as number) & FLAG_FREE);
     if (action !== 0) return action;
     const units = this.#idUnits;
     let a = this.#idStart[left] as number;
@@ -249,16 +317,21 @@ function setExact(column: Float64Array, big: Map<number, bigint>, row: number, v
  */
 export class MemoryEventSorter {
   readonly #chunkSize: number;
+  readonly #devices = new DeviceTable();
   #chunk: RecordColumns;
   #directory: string | undefined;
   #releaseCleanup: (() => void) | undefined;
   readonly #runs: string[] = [];
   #readers: RunReader[] = [];
+  /** The last record of the last run spilled. */
+  #lastSpilled: MemoryRecord | undefined;
+  /** Each run starts at or after the end of the one before: the merge is a concatenation. */
+  #runsChain = true;
 
   // 50,000 records (a few MB of columns) per run.
   constructor(chunkSize = 50_000) {
     this.#chunkSize = chunkSize;
-    this.#chunk = new RecordColumns(Math.min(chunkSize, 4096));
+    this.#chunk = new RecordColumns(Math.min(chunkSize, 4096), this.#devices);
   }
 
   /** Number of runs written to disk so far (0 when everything fitted in memory). */
@@ -275,7 +348,7 @@ export class MemoryEventSorter {
   /** A bigger chunk for the records so far (a trace with few memory events keeps a small one). */
   #grow(): void {
     const old = this.#chunk;
-    const grown = new RecordColumns(Math.min(this.#chunkSize, old.capacity * 4));
+    const grown = new RecordColumns(Math.min(this.#chunkSize, old.capacity * 4), this.#devices);
     for (let row = 0; row < old.size; row++) grown.add(old.record(row));
     this.#chunk = grown;
   }
@@ -287,18 +360,29 @@ export class MemoryEventSorter {
       this.#directory = directory;
       this.#releaseCleanup = cleanupOnInterrupt(() => rmSync(directory, { recursive: true, force: true }));
     }
-    const path = join(this.#directory, `run-${this.#runs.length}.jsonl`);
+    const rows = chunk.sortedRows();
+    if (rows.length === 0) return;
+    const first = chunk.record(rows[0] as number);
+    if (this.#lastSpilled !== undefined && compareMemoryRecords(this.#lastSpilled, first) > 0) {
+      this.#runsChain = false;
+    }
+    this.#lastSpilled = chunk.record(rows[rows.length - 1] as number);
+    const path = join(this.#directory, `run-${this.#runs.length}.bin`);
     const descriptor = openSync(path, "w");
     try {
-      let text = "";
-      for (const row of chunk.sortedRows()) {
-        text += toLine(chunk.record(row));
-        if (text.length >= 1 << 16) {
-          writeAll(descriptor, Buffer.from(text, "utf8"));
-          text = "";
+      let buffer = Buffer.allocUnsafe(RUN_BUFFER_BYTES);
+      let used = 0;
+      for (const row of rows) {
+        const length = chunk.encodedLength(row);
+        if (used + length > buffer.length) {
+          writeAll(descriptor, buffer.subarray(0, used));
+          used = 0;
+          // A record longer than the buffer (a very long tensor id) gets one of its own.
+          if (length > buffer.length) buffer = Buffer.allocUnsafe(length);
         }
+        used = chunk.encode(row, buffer, used);
       }
-      if (text !== "") writeAll(descriptor, Buffer.from(text, "utf8"));
+      writeAll(descriptor, buffer.subarray(0, used));
     } finally {
       closeSync(descriptor);
     }
@@ -315,8 +399,14 @@ export class MemoryEventSorter {
         return;
       }
       if (this.#chunk.size > 0) this.#spill();
-      const readers = this.#runs.map((path) => new RunReader(path));
+      const readers = this.#runs.map((path) => new RunReader(path, this.#devices.names));
       this.#readers = readers;
+      if (this.#runsChain) {
+        for (const reader of readers) {
+          for (let record = reader.next(); record !== undefined; record = reader.next()) yield record;
+        }
+        return;
+      }
       const heads = readers.map((reader) => reader.next());
       for (;;) {
         let best = -1;
@@ -336,7 +426,7 @@ export class MemoryEventSorter {
   }
 
   dispose(): void {
-    this.#chunk = new RecordColumns(0);
+    this.#chunk = new RecordColumns(0, this.#devices);
     for (const reader of this.#readers) reader.close();
     this.#readers = [];
     if (this.#directory !== undefined) rmSync(this.#directory, { recursive: true, force: true });

@@ -45,6 +45,8 @@ const FIRST_OP_THREAD = 1001;
 const IDS_EVENT_NAME = "ids";
 
 const quote = (text: string): string => JSON.stringify(text);
+/** Counter track names kept quoted (device × category, plus device-memory tracks). */
+const MAX_QUOTED_COUNTER_NAMES = 4096;
 
 function runMetadata(meta: MetaEvent, converter: string | undefined): Record<string, string> {
   const other: Record<string, string> = {
@@ -96,6 +98,7 @@ class PerfettoTraceBuilder {
   readonly #opLanes: OpLanes;
   readonly #sorter: MemoryEventSorter;
   readonly #starts = new Map<string, SpanStart>();
+  readonly #quotedCounterNames = new Map<string, string>();
   #meta: MetaEvent | undefined;
   #first = true;
   #events = 0;
@@ -236,8 +239,20 @@ class PerfettoTraceBuilder {
   /** One counter track sample (`ts` already in microseconds). */
   #emitCounter(name: string, timestamp: string, bytes: string): void {
     this.#emit(
-      `{"name":${quote(name)},"ph":"C","ts":${timestamp},"pid":${PROCESS_ID},"args":{"bytes":${bytes}}}`,
+      `{"name":${this.#quotedCounterName(name)},"ph":"C","ts":${timestamp},"pid":${PROCESS_ID},"args":{"bytes":${bytes}}}`,
     );
+  }
+
+  /** A counter track's name as a JSON string: tracks are few and each is written once per sample. */
+  #quotedCounterName(name: string): string {
+    let quoted = this.#quotedCounterNames.get(name);
+    if (quoted === undefined) {
+      quoted = quote(name);
+      // A trace naming a great many devices must not grow this without bound.
+      if (this.#quotedCounterNames.size < MAX_QUOTED_COUNTER_NAMES)
+        this.#quotedCounterNames.set(name, quoted);
+    }
+    return quoted;
   }
 
   /** Draws what is left (open spans, the memory counters) and closes the JSON. */
@@ -251,8 +266,10 @@ class PerfettoTraceBuilder {
       // The merge is synchronous work over every memory event; let signals (Ctrl-C) through.
       merged += 1;
       if ((merged & 0xffff) === 0) await new Promise<void>((done) => setImmediate(done));
+      // The samples of one event share its timestamp.
+      const timestamp = microsecondsText(record.timestamp);
       for (const sample of counters.apply(record)) {
-        this.#emitCounter(sample.name, microsecondsText(sample.timestamp), String(sample.value));
+        this.#emitCounter(sample.name, timestamp, String(sample.value));
       }
     }
     this.stats.spilledMemoryRuns = this.#sorter.spilledRuns;
