@@ -29,6 +29,11 @@ export class MemoryCounters {
   });
   #point: MemoryTimelinePoint | undefined;
   readonly #categoryValues = new Map<string, Map<MemoryCategory, bigint>>();
+  /**
+   * Per device, its counter names (total, then MEMORY_CATEGORIES' order), made once: the same string
+   * each time is what lets the converter's cache of quoted names find it without hashing a new one.
+   */
+  readonly #names = new Map<string, string[]>();
 
   /** Applies one event and returns the changed counters (device total first). */
   apply(record: MemoryRecord): CounterSample[] {
@@ -44,9 +49,17 @@ export class MemoryCounters {
       MEMORY_CATEGORIES.indexOf(record.category),
     );
     const point = this.#point as MemoryTimelinePoint;
+    let names = this.#names.get(record.device);
+    if (names === undefined) {
+      names = [
+        memoryCounterName(record.device, "total"),
+        ...MEMORY_CATEGORIES.map((category) => memoryCounterName(record.device, category)),
+      ];
+      this.#names.set(record.device, names);
+    }
     const samples: CounterSample[] = [
       {
-        name: memoryCounterName(record.device, "total"),
+        name: names[0] as string,
         timestamp: record.timestamp,
         value: BigInt(point.live_bytes),
       },
@@ -56,14 +69,15 @@ export class MemoryCounters {
       values = new Map();
       this.#categoryValues.set(record.device, values);
     }
-    for (const category of MEMORY_CATEGORIES) {
+    for (let index = 0; index < MEMORY_CATEGORIES.length; index++) {
+      const category = MEMORY_CATEGORIES[index] as MemoryCategory;
       const bytes = point.by_category[category];
       if (bytes === undefined) continue;
       const value = BigInt(bytes);
       // An alloc always reports its category (even of 0 bytes); a free the category it changed.
       if (values.get(category) === value && !(alloc && category === record.category)) continue;
       values.set(category, value);
-      samples.push({ name: memoryCounterName(record.device, category), timestamp: record.timestamp, value });
+      samples.push({ name: names[index + 1] as string, timestamp: record.timestamp, value });
     }
     return samples;
   }
