@@ -29,7 +29,7 @@ import type {
   SpansResult,
   TensorsResult,
 } from "./query-trace.js";
-import { readColumnBatches } from "./read-column-batches.js";
+import { type ColumnReadOptions, readColumnBatches } from "./read-column-batches.js";
 import { MemoryReorderWindow } from "./reorder-window.js";
 import { REREAD_BATCH_SIZE, RowSource } from "./row-source.js";
 import { SpanPaths } from "./span-paths.js";
@@ -262,7 +262,9 @@ async function* eventBatches<K extends "edge" | "gradient" | "tensor">(
   kind: K,
 ): AsyncGenerator<Extract<TraceEvent, { kind: K }>[]> {
   if (expected === 0) return;
-  for await (const batch of readColumnBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+  // Lines of other kinds are skipped by their first bytes: the first read checked them.
+  const options = { ...readOptions, kinds: [kind], batchSize: REREAD_BATCH_SIZE };
+  for await (const batch of readColumnBatches(open(), options)) {
     // Only the events asked for become objects; the batch is filled again after the yield.
     const code = batch.code(kind);
     const rows: Extract<TraceEvent, { kind: K }>[] = [];
@@ -301,7 +303,13 @@ async function* timelineBatches(
   let points: MemoryTimelinePoint[] = [];
   const timeline = new MemoryTimeline({ onPoint: (point) => points.push(point) });
   const window = new MemoryReorderWindow(reorderWindow, timeline, () => {});
-  for await (const batch of readColumnBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+  // Only memory and device-memory lines are decoded; the first read checked the others.
+  const options: ColumnReadOptions = {
+    ...readOptions,
+    kinds: ["memory", "device_memory"],
+    batchSize: REREAD_BATCH_SIZE,
+  };
+  for await (const batch of readColumnBatches(open(), options)) {
     // Memory events go to the window as their column values; device samples are few.
     const memory = new MemoryColumns(batch);
     const deviceMemory = batch.code("device_memory");

@@ -87,7 +87,9 @@ export class StreamedOperators {
   ): Promise<OperatorAccumulator> {
     if (this.#needsSecondPass) {
       this.#accumulator = this.#newAccumulator();
-      for await (const batch of readColumnBatches(open(), { ...readOptions, batchSize: REREAD_BATCH_SIZE })) {
+      // Only op lines are decoded: the first read checked the others.
+      const options = { ...readOptions, kinds: ["op" as const], batchSize: REREAD_BATCH_SIZE };
+      for await (const batch of readColumnBatches(open(), options)) {
         for (let at = 0; at < batch.size; at++) {
           if (batch.kinds[at] === OP) this.#accumulator.addOpRow(batch, batch.rows[at] as number);
         }
