@@ -105,13 +105,22 @@ interface SignatureOps {
 }
 
 /**
+ * The signatures of one op name: looked up field by field (no key string made per op), listed in
+ * the order they were first seen.
+ */
+interface OpNameSignatures {
+  list: SignatureOps[];
+  byShape: Map<string, Map<string, Map<string, SignatureOps>>>;
+}
+
+/**
  * Collects one side. Ops are added under their span's path key whether or not the span is in the
  * measured subtree (a stream does not know yet); `finish` keeps the keys of measured-subtree spans.
  */
 export class AttributionSideBuilder {
   readonly #self = new Map<string, ExactSum>();
-  /** Signatures by op name, then by the rest: one string per distinct signature, not per op. */
-  readonly #signatures = new Map<string, Map<string, SignatureOps>>();
+  /** Signatures by op name, then by shape, dtype and device: one string per distinct signature. */
+  readonly #signatures = new Map<string, OpNameSignatures>();
   readonly #shapeText = new ShapeText();
 
   /** A span of the measured subtree and its own time. */
@@ -156,20 +165,30 @@ export class AttributionSideBuilder {
   }
 
   #signature(opName: string, shape: string, dtype: string, device: string): SignatureOps {
-    let byRest = this.#signatures.get(opName);
-    if (byRest === undefined) {
-      byRest = new Map();
-      this.#signatures.set(opName, byRest);
+    let named = this.#signatures.get(opName);
+    if (named === undefined) {
+      named = { list: [], byShape: new Map() };
+      this.#signatures.set(opName, named);
     }
-    const rest = `${shape}\u0000${dtype}\u0000${device}`;
-    let signature = byRest.get(rest);
+    let byDtype = named.byShape.get(shape);
+    if (byDtype === undefined) {
+      byDtype = new Map();
+      named.byShape.set(shape, byDtype);
+    }
+    let byDevice = byDtype.get(dtype);
+    if (byDevice === undefined) {
+      byDevice = new Map();
+      byDtype.set(dtype, byDevice);
+    }
+    let signature = byDevice.get(device);
     if (signature === undefined) {
       signature = {
         signature: signatureText(opName, shape, dtype, device),
         op_name: opName,
         bySpan: new Map(),
       };
-      byRest.set(rest, signature);
+      byDevice.set(device, signature);
+      named.list.push(signature);
     }
     return signature;
   }
@@ -188,8 +207,8 @@ export class AttributionSideBuilder {
     const spanSelf = new Map<string, bigint>();
     for (const [key, sum] of this.#self) spanSelf.set(key, sum.value);
     const ops: OpPartSide[] = [];
-    for (const byRest of this.#signatures.values()) {
-      for (const { signature, op_name, bySpan } of byRest.values()) {
+    for (const named of this.#signatures.values()) {
+      for (const { signature, op_name, bySpan } of named.list) {
         for (const [span, part] of bySpan) {
           if (!spanSelf.has(span)) continue;
           ops.push({ span, signature, op_name, calls: part.calls, ns: part.ns.value });
