@@ -62,6 +62,32 @@ describe("canonicalColumnReader", () => {
     expect(accepted).toBeGreaterThan(1000);
   });
 
+  it("keeps two batches apart when their readers take turns line by line", () => {
+    // One set of generated readers serves every batch: each line must land in its reader's batch.
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), canonicalSubset), { minLength: 1, maxLength: 16 }),
+        (lines) => {
+          const batches = [new ColumnBatch(), new ColumnBatch()];
+          const readers = batches.map((batch) => canonicalColumnReader(batch));
+          const expected: TraceEvent[][] = [[], []];
+          lines.forEach(([second, event], index) => {
+            const bytes = encoder.encode(`${encodeTraceEvent(event)}\n`);
+            const which = second ? 1 : 0;
+            expect((readers[which] as (typeof readers)[number])(bytes, 0, index + 1, index)).toBe(
+              bytes.length - 1,
+            );
+            (expected[which] as TraceEvent[]).push(
+              decodeCanonicalLine(bytes, 0, bytes.length - 1) as TraceEvent,
+            );
+          });
+          expect(batches.map(allEvents)).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("leaves the batch as it was when a line is declined half-way", () => {
     const batch = new ColumnBatch();
     const read = canonicalColumnReader(batch);
