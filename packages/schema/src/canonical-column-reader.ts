@@ -89,11 +89,7 @@ function kindReaderSource(
 }
 
 function columnReaderSource(source: ReaderSource, layouts: EventLayoutTable): string {
-  // The batch and its columns are variables of the generated module, pointed at a batch when a line
-  // of another batch comes (\`bindTo\`): the readers are made and optimized once per process, not
-  // once per batch, so a program's second read is not a cold one.
-  let declared = "let B;\n";
-  let bound = "B = batch;\n";
+  let bound = "const B = batch;\n";
   let body = `function sid(text) {
 const generation = B.generation;
 const known = lastStringNote(generation);
@@ -124,11 +120,9 @@ F.flat[at] = readU64();
   const byFirstCode = new Map<number, { head: string; code: number }[]>();
   Object.values(layouts).forEach((layout, code) => {
     if (!readable(layout)) return;
-    declared += `let K${code};\n`;
-    bound += `K${code} = batch.columns[${code}];\n`;
+    bound += `const K${code} = batch.columns[${code}];\n`;
     layout.fields.forEach((_, index) => {
-      declared += `let F${code}_${index};\n`;
-      bound += `F${code}_${index} = K${code}.fields[${index}];\n`;
+      bound += `const F${code}_${index} = K${code}.fields[${index}];\n`;
     });
     const first = layout.fields[0];
     const firstKeyInHead = first !== undefined && first.presence !== "optional";
@@ -146,8 +140,7 @@ F.flat[at] = readU64();
     body += "return -1;\n";
   }
   body += `default:\nreturn -1;\n}\n}\n`;
-  body += `function readColumns(batch, source, start, line, index) {
-if (batch !== B) bindTo(batch);
+  body += `return function readColumns(source, start, line, index) {
 const length = source.length;
 begin(source, start, length);
 const code = readKind();
@@ -157,10 +150,8 @@ if (after < 0 || (after < length && source[after] !== 10)) return -1;
 B.columns[code].commit();
 B.push(code, line, index);
 return after;
-}\n`;
-  const bind =
-    "return function bind(batch) {\nreturn (source, start, line, index) => readColumns(batch, source, start, line, index);\n};\n";
-  return `${declared}function bindTo(batch) {\n${bound}}\n${body}${bind}`;
+};\n`;
+  return `return function bind(batch) {\n${bound}${body}};\n`;
 }
 
 /** A reader that declines every line (where code generation is forbidden: the text tiers decide). */
@@ -169,9 +160,8 @@ function declining(): CanonicalColumnReader {
 }
 
 /**
- * The canonical column reader of `layouts`, as a function of the batch it fills (the batch may be
- * cleared and refilled). The readers are generated once; every batch's reader shares them, so
- * readers of several batches may take turns. The batch must have been made with the same table.
+ * The canonical column reader of `layouts`, as a function of the batch it fills (bind it once per
+ * batch; the batch may be cleared and refilled). The batch must have been made with the same table.
  */
 export function compileCanonicalColumnReader(
   layouts: EventLayoutTable,
