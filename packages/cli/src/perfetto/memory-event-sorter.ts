@@ -38,6 +38,11 @@ export function compareMemoryRecords(left: MemoryRecord, right: MemoryRecord): n
 // 2^53 − 1, flagged), the flags byte, the device's index in the sorter's device table (uint32), the
 // id's length in UTF-16 units (uint32), then those units. Binary, not JSON lines: parsing lines
 // back and rebuilding their bigints was a third of a conversion's CPU time.
+const AT_BYTES = 8;
+const AT_SEQUENCE = 16;
+const AT_FLAGS = 24;
+const AT_DEVICE = 25;
+const AT_ID_LENGTH = 29;
 const RECORD_HEAD = 33;
 const FLAG_FREE = 1;
 const CATEGORY_SHIFT = 1;
@@ -80,22 +85,24 @@ class RunReader {
   next(): MemoryRecord | undefined {
     if (!this.#holds(RECORD_HEAD)) return undefined;
     const head = this.#start;
-    const idBytes = this.#buffer.readUInt32LE(head + 29) * 2;
+    const idBytes = this.#buffer.readUInt32LE(head + AT_ID_LENGTH) * 2;
     if (!this.#holds(RECORD_HEAD + idBytes)) throw new Error("a spilled memory run ends inside a record");
     const buffer = this.#buffer;
     const at = this.#start;
-    const flags = buffer[at + 24] as number;
+    const flags = buffer[at + AT_FLAGS] as number;
     this.#start = at + RECORD_HEAD + idBytes;
     return {
       timestamp:
         (flags & FLAG_BIG_TIMESTAMP) !== 0 ? buffer.readBigUInt64LE(at) : BigInt(buffer.readDoubleLE(at)),
       action: (flags & FLAG_FREE) as 0 | 1,
       tensorId: buffer.toString("utf16le", at + RECORD_HEAD, at + RECORD_HEAD + idBytes),
-      device: this.#devices[buffer.readUInt32LE(at + 25)] as string,
+      device: this.#devices[buffer.readUInt32LE(at + AT_DEVICE)] as string,
       bytes:
-        (flags & FLAG_BIG_BYTES) !== 0 ? buffer.readBigUInt64LE(at + 8) : BigInt(buffer.readDoubleLE(at + 8)),
+        (flags & FLAG_BIG_BYTES) !== 0
+          ? buffer.readBigUInt64LE(at + AT_BYTES)
+          : BigInt(buffer.readDoubleLE(at + AT_BYTES)),
       category: CATEGORY_CODES[(flags >> CATEGORY_SHIFT) & CATEGORY_MASK] as MemoryCategory,
-      sequence: buffer.readDoubleLE(at + 16),
+      sequence: buffer.readDoubleLE(at + AT_SEQUENCE),
     };
   }
 
@@ -234,17 +241,17 @@ class RecordColumns {
       flags |= FLAG_BIG_TIMESTAMP;
     }
     const bytes = this.#bigBytes.get(row);
-    if (bytes === undefined) target.writeDoubleLE(this.#bytes[row] as number, at + 8);
+    if (bytes === undefined) target.writeDoubleLE(this.#bytes[row] as number, at + AT_BYTES);
     else {
-      target.writeBigUInt64LE(bytes, at + 8);
+      target.writeBigUInt64LE(bytes, at + AT_BYTES);
       flags |= FLAG_BIG_BYTES;
     }
-    target.writeDoubleLE(this.#sequence[row] as number, at + 16);
-    target[at + 24] = flags;
-    target.writeUInt32LE(this.#device[row] as number, at + 25);
+    target.writeDoubleLE(this.#sequence[row] as number, at + AT_SEQUENCE);
+    target[at + AT_FLAGS] = flags;
+    target.writeUInt32LE(this.#device[row] as number, at + AT_DEVICE);
     const from = this.#idStart[row] as number;
     const to = this.#idStart[row + 1] as number;
-    target.writeUInt32LE(to - from, at + 29);
+    target.writeUInt32LE(to - from, at + AT_ID_LENGTH);
     const units = this.#idUnits;
     target.set(new Uint8Array(units.buffer, units.byteOffset + from * 2, (to - from) * 2), at + RECORD_HEAD);
     return at + RECORD_HEAD + (to - from) * 2;
