@@ -1,6 +1,12 @@
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { HEAP_SETTINGS, heapFlags } from "./heap-settings.js";
+import { GROW_ONCE_FLAG, HEAP_SETTINGS, heapFlags } from "./heap-settings.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 
 // Sets the flags given (as applyHeapSettings does, at run time), then allocates 200 MB in objects
 // that each live a while, as a streamed read does; prints the young generation's size.
@@ -24,6 +30,17 @@ function youngAfterStreamLike(flags: string[]): { young: number; stderr: string 
   return { young: Number(child.stdout.trim()), stderr: child.stderr };
 }
 
+/** The young generation's size before and after a stream-like run with `cg-trace <command>`'s settings. */
+function youngWithCommand(command: string): { first: number; last: number } {
+  const child = spawnSync(
+    process.execPath,
+    ["--max-semi-space-size=64", "--import", tsxLoader, join(here, "heap-settings.test-child.ts"), command],
+    { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } },
+  );
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout.trim()) as { first: number; last: number };
+}
+
 describe("heap settings", () => {
   it("V8 knows every flag, and set at run time they keep the young generation at its first size", () => {
     // An unknown flag only prints a line on stderr; its setting would silently not apply.
@@ -33,6 +50,25 @@ describe("heap settings", () => {
     const byDefault = youngAfterStreamLike([]);
     expect(tuned.young).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect(byDefault.young).toBeGreaterThanOrEqual(4 * tuned.young);
+  });
+
+  it("grows the young generation of summary, validate and query once, 4x, and never again", () => {
+    for (const command of ["summary", "validate", "query"]) {
+      const { first, last } = youngWithCommand(command);
+      // Without the stop after the first growth it would go on to 16x or more.
+      expect(last, command).toBe(4 * first);
+    }
+    const view = youngWithCommand("view");
+    expect(view.last).toBe(view.first);
+  });
+
+  it("gives the growing commands their growth factor unless the user chose a young generation setting", () => {
+    const [keep, growing] = HEAP_SETTINGS.map(({ flag }) => flag);
+    expect(heapFlags([], undefined, "summary")).toEqual([GROW_ONCE_FLAG, growing]);
+    expect(heapFlags([], undefined, "view")).toEqual([keep, growing]);
+    expect(heapFlags([], undefined, "--help")).toEqual([keep, growing]);
+    expect(heapFlags(["--max-semi-space-size=8"], undefined, "validate")).toEqual([growing]);
+    expect(heapFlags([], "--heap-growing-percent=20", "query")).toEqual([GROW_ONCE_FLAG]);
   });
 
   it("leaves a setting chosen on the command line or in NODE_OPTIONS alone", () => {
