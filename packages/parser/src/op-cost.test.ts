@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { opId, opIdBefore } from "./op-cost.js";
+import { OpIdOrder, opId, opIdBefore } from "./op-cost.js";
 
 // Span ids that share prefixes with each other and with the `/op/` infix, beside arbitrary text.
 const spanId = fc.oneof(
@@ -40,5 +40,39 @@ describe("opIdBefore", () => {
     expect(opIdBefore("s1", 1, "s1/op/10")).toBe(true);
     expect(opIdBefore("s1", 0, "s1/op/")).toBe(false);
     expect(opIdBefore("s", 3, "s1/op/0")).toBe(true); // "/" sorts before "1"
+  });
+});
+
+describe("OpIdOrder", () => {
+  it("orders as `<` on the built id over runs of calls that share span ids and other ids", () => {
+    const other = fc.oneof(
+      fc.tuple(spanId, ordinal).map(([s, n]) => opId(s, n)),
+      spanId,
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(spanId, ordinal, other), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.nat(7), ordinal, fc.nat(7)), { maxLength: 40 }),
+        (pairs, calls) => {
+          const order = new OpIdOrder();
+          // Calls pick their span and other id from a few pairs, so the kept prefix order is reused.
+          for (const [pick, n, otherPick] of calls) {
+            const s = (pairs[pick % pairs.length] as [string, number, string])[0];
+            const against = (pairs[otherPick % pairs.length] as [string, number, string])[2];
+            expect(order.before(s, n, against)).toBe(opId(s, n) < against);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("keeps no stale order when the other id changes under the same span", () => {
+    const order = new OpIdOrder();
+    expect(order.before("s2", 5, "s3/op/0")).toBe(true);
+    expect(order.before("s2", 5, "s1/op/0")).toBe(false);
+    expect(order.before("s2", 5, "s2/op/6")).toBe(true);
+    expect(order.before("s2", 7, "s2/op/6")).toBe(false);
+    expect(order.before("s2", 7, "s2/op/")).toBe(false);
   });
 });

@@ -22,7 +22,7 @@ import {
   unknownSpanIssue,
 } from "./health-issue.js";
 import { IdTable } from "./id-table.js";
-import { type OpCost, opCost, opId, opIdBefore } from "./op-cost.js";
+import { type OpCost, OpIdOrder, opCost, opId } from "./op-cost.js";
 import { pushPresenceWarnings } from "./presence-warnings.js";
 import { type AnalysisValuesSink, MemoryReorderWindow } from "./reorder-window.js";
 import type { SpanCost } from "./span-cost.js";
@@ -168,6 +168,9 @@ export class TraceSummarizer implements StreamSummarizer {
   readonly #costs: SpanOpFold | undefined;
   readonly #slowestOps: TopList<OpCost>;
   readonly #heaviestOps: TopList<OpCost>;
+  /** Ties with each ranking's last entry, decided by op id. */
+  readonly #slowestTies = new OpIdOrder();
+  readonly #heaviestTies = new OpIdOrder();
 
   /**
    * `figures`: false when only `check` will be called. Memory events then still pass the reorder
@@ -364,8 +367,10 @@ export class TraceSummarizer implements StreamSummarizer {
     mayBeSlowest: boolean,
     mayBeHeaviest: boolean,
   ): void {
-    const slowest = mayBeSlowest && entersOpRanking(this.#slowestOps, durationNs, spanId, ordinal);
-    const heaviest = mayBeHeaviest && entersOpRanking(this.#heaviestOps, bytes, spanId, ordinal);
+    const slowest =
+      mayBeSlowest && entersOpRanking(this.#slowestOps, this.#slowestTies, durationNs, spanId, ordinal);
+    const heaviest =
+      mayBeHeaviest && entersOpRanking(this.#heaviestOps, this.#heaviestTies, bytes, spanId, ordinal);
     if (slowest || heaviest)
       this.#enterOp(opId(spanId, ordinal), durationNs, bytes, event, ordinal, slowest, heaviest);
   }
@@ -518,7 +523,13 @@ function overBudget(
 }
 
 /** Whether the op `ordinal` of `spanId` with `value` would enter `ranking` now (its id built only if it does). */
-function entersOpRanking(ranking: TopList<OpCost>, value: U64, spanId: string, ordinal: number): boolean {
+function entersOpRanking(
+  ranking: TopList<OpCost>,
+  ties: OpIdOrder,
+  value: U64,
+  spanId: string,
+  ordinal: number,
+): boolean {
   const standing = ranking.standingU64(value);
-  return standing > 0 || (standing === 0 && opIdBefore(spanId, ordinal, ranking.lastId));
+  return standing > 0 || (standing === 0 && ties.before(spanId, ordinal, ranking.lastId));
 }
