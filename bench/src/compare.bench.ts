@@ -4,17 +4,13 @@
 // each a fresh `node` child of the built binary, its peak RSS the kernel's high-water mark read by
 // the child itself at exit. The issue's goal is ≤ 200 MB for the comparison.
 //   CG_BENCH_COMPARE_BYTES   size of each trace (default 1 GiB)
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { results } from "./harness.js";
+import { runBinary } from "./support/binary-run.js";
 import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
-const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
-/** Printed by the child at exit: its peak RSS (KiB) and CPU time (µs). */
-const probe = `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("\\ncompare-probe "+u.maxRSS+" "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`;
 const GOAL_MB = 200;
 
 interface Run {
@@ -25,15 +21,8 @@ interface Run {
 
 /** Runs `cg-trace args…`; exit 0 or 1 (a broken gate rule) is a finished run. */
 function measure(args: string[]): Run {
-  const child = spawnSync(process.execPath, ["--import", probe, bin, ...args], {
-    encoding: "utf8",
-    maxBuffer: 64 << 20,
-  });
-  const match = /compare-probe (\d+) (\d+)/.exec(child.stderr ?? "");
-  if ((child.status !== 0 && child.status !== 1) || match === null) {
-    throw new Error(`cg-trace ${args[0]} failed (${child.status}): ${(child.stderr ?? "").slice(-2000)}`);
-  }
-  return { rssMb: Number(match[1]) / 1024, cpuSeconds: Number(match[2]) / 1e6, stdout: child.stdout };
+  const run = runBinary(args, [0, 1]);
+  return { rssMb: run.maxRssBytes / (1 << 20), cpuSeconds: run.cpuNs / 1e9, stdout: run.stdout };
 }
 
 export default async function compareBench(): Promise<void> {

@@ -8,9 +8,9 @@
 //     against readTraceBatches: what building the event API on the batches would cost; the cold
 //     readers again on the commands' 1 GiB trace, where a process's fixed JIT warm-up (about 0.2 s
 //     of CPU, most of it TurboFan compiling the generated readers) weighs a tenth as much;
-//  2. `cg-trace validate` and `cg-trace summary` (the built CLI, in its child process, output
-//     discarded) against DuckDB's read_json of the file into a table of all columns on one thread,
-//     cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
+//  2. `cg-trace validate` and `cg-trace summary` (the built binary as users run it, in a `node` of
+//     its own: start, module loading and heap settings counted; output discarded) against DuckDB's
+//     read_json of the file into a table of all columns on one thread, cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
 //     (checkColumns) against the read alone (readColumnBatches, nothing consumed): the fold's cost.
 //     On the 1 GiB trace the goal names (CG_PARSER_COMMANDS_MB, default 1024; 5 rounds): a process's
 //     JIT warm-up, about 0.4 s of CPU whatever the size, is a third of a 100 MB read's CPU time.
@@ -18,17 +18,14 @@
 // figures are medians of per-round ratios of process CPU time (all threads).
 import { statSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { checkColumns, readColumnBatches } from "@cg/parser";
 import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from "./parser.bench.js";
 import { type ContenderFactory, compareInProcesses, type ProcessComparison } from "./process-harness.js";
+import { type BinaryRun, runBinary } from "./support/binary-run.js";
 import { columnsTerm } from "./support/consume-columns.js";
 import { type Consumed, eventTerm } from "./support/consume-event.js";
 import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const cliEntry = resolve(here, "../../packages/cli/dist/index.js");
 
 /** Subject: every column of every batch consumed. */
 async function columnRead(path: string): Promise<Consumed> {
@@ -59,30 +56,19 @@ function reader(read: (path: string) => Promise<Consumed>, warm: boolean): Conte
   };
 }
 
-/** `cg-trace <command> <file>` run by the built CLI in this process, output counted, not kept. */
-function cliContender(command: "validate" | "summary"): ContenderFactory {
-  return async (input) => {
-    const { runCli } = (await import(pathToFileURL(cliEntry).href)) as {
-      runCli: (argv: string[], context: unknown) => Promise<number>;
-    };
+/**
+ * `cg-trace <command> <file>` as users run it: the built binary in a `node` of its own (its start,
+ * module loading and heap settings included), output read and discarded; its CPU time and peak RSS.
+ */
+function binaryContender(command: "validate" | "summary"): ContenderFactory {
+  return (input) => {
+    let last: BinaryRun | undefined;
     return {
-      run: async () => {
-        let bytes = 0;
-        const context = {
-          stdout: (text: string) => {
-            bytes += text.length;
-          },
-          stderr: () => {},
-          color: false,
-          stderrIsTty: false,
-          cwd: process.cwd(),
-          env: {},
-          version: "bench",
-        };
-        const code = await runCli([command, input.file as string], context);
-        if (code !== 0) throw new Error(`cg-trace ${command} exited ${code}`);
-        return { events: bytes > 0 ? 1 : 0 };
+      run: () => {
+        last = runBinary([command, input.file as string]);
+        return { events: last.stdout.length > 0 ? 1 : 0 };
       },
+      spawned: () => ({ cpuNs: last?.cpuNs ?? 0, maxRssBytes: last?.maxRssBytes ?? 0 }),
     };
   };
 }
@@ -114,8 +100,8 @@ const readers: Record<string, ContenderFactory> = {
 };
 
 const commands: Record<string, ContenderFactory> = {
-  "cg-trace validate": cliContender("validate"),
-  "cg-trace summary": cliContender("summary"),
+  "cg-trace validate": binaryContender("validate"),
+  "cg-trace summary": binaryContender("summary"),
   "DuckDB read_json, 1 thread": duckdbContender("1"),
   "checkColumns (validate's read and fold)": foldContender,
   "readColumnBatches, nothing consumed": bareReadContender,

@@ -52,6 +52,7 @@ export async function runChild(options: {
   for (let batch = 0; batch < options.warmUpBatches; batch++) {
     await timedBatch(operation, options.operations, options.turnEvery, ignored);
   }
+  let maxRssBytes = 0;
   const cpu: number[] = [];
   const wall: number[] = [];
   const segments: number[] = [];
@@ -60,7 +61,9 @@ export async function runChild(options: {
     const cpuStart = cpuNs();
     const wallStart = performance.now();
     checksum = await timedBatch(operation, options.operations, options.turnEvery, segments);
-    cpu.push((cpuNs() - cpuStart) / options.operations);
+    const spawned = operation.spawned?.();
+    if (spawned !== undefined) maxRssBytes = Math.max(maxRssBytes, spawned.maxRssBytes);
+    cpu.push((cpuNs() - cpuStart + (spawned?.cpuNs ?? 0)) / options.operations);
     wall.push(((performance.now() - wallStart) * 1e6) / options.operations);
   }
   const closed = operation.close?.();
@@ -71,7 +74,7 @@ export async function runChild(options: {
     wallNsPerOperation: median(wall),
     segmentNsPerOperation: median(segments) * 1e6,
     checksum,
-    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    maxRssBytes: maxRssBytes > 0 ? maxRssBytes : process.resourceUsage().maxRSS * 1024,
   };
 }
 

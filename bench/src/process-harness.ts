@@ -26,6 +26,11 @@ export interface Operation {
   settle?(): unknown;
   /** Called once after the last batch, outside the timing. */
   close?(): unknown;
+  /**
+   * What the processes the last batch ran cost (an operation that runs the built binary): their
+   * CPU time is added to the batch's, and the largest peak RSS stands for the contender's.
+   */
+  spawned?(): { cpuNs: number; maxRssBytes: number };
 }
 
 /** Builds a contender's operation inside its child: open files, warm up the way a real program would. */
