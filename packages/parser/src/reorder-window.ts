@@ -10,8 +10,11 @@
 // detected and clears `exact`. (A run of more than max(capacity, 65,536) events with one timestamp
 // is analysed in parts to bound memory, and clears `exact` if the parts come out of order.)
 //
-// Held events live in parallel arrays (structure of arrays, grown by doubling), not as objects: only the
-// fields the consumers read, numbers unboxed, repeated strings (device, span id, op name) shared. A
+// Held events live in two arrays (grown by doubling), not as objects: each slot's numbers side by side
+// in one typed array and its strings side by side in one array, only the fields the consumers read,
+// numbers unboxed, repeated strings (device, span id, op name) shared. A slot is read back `capacity`
+// events after it was written, long out of the core's caches: one column per field cost a cache miss
+// per field (most of the window's time on a 1 GiB trace), side by side it is one or two. A
 // held event stays in the window for `capacity` memory events, long enough for V8 to promote
 // anything it owns to the old generation, so per-event objects here turned into old-generation
 // garbage at the event rate and inflated the streaming summary's RSS. Tensor ids are held as the
@@ -50,6 +53,18 @@ const MIN_GROUP_LIMIT = 65_536;
 const INSERTION_SORT_LIMIT = 32;
 const ALLOC = 0;
 const FREE = 1;
+/** Per slot in `#numbers`: timestamp, bytes, arrival sequence, flags (category × 2 + action). */
+const NUMBERS = 4;
+const AT_TIME = 0;
+const AT_BYTES = 1;
+const AT_SEQUENCE = 2;
+const AT_FLAGS = 3;
+/** Per slot in `#refs`: tensor id, span id, op name, device. */
+const REFS = 4;
+const AT_TENSOR = 0;
+const AT_SPAN = 1;
+const AT_OP = 2;
+const AT_DEVICE = 3;
 
 export class MemoryReorderWindow {
   readonly #capacity: number;
@@ -63,15 +78,9 @@ export class MemoryReorderWindow {
   #lastDevice = "";
   #lastOpName = "";
   // Slot storage; a slot's timestamp or bytes above 2^53 − 1 (a bigint) is kept in the side maps.
-  #timestamp: Float64Array;
-  #bytes: Float64Array;
-  #sequence: Float64Array;
-  #action: Uint8Array;
-  #category: Uint8Array;
-  #tensorIds: string[];
-  #spanId: (string | undefined)[];
-  #opName: (string | undefined)[];
-  #device: (string | undefined)[];
+  #slots: number;
+  #numbers: Float64Array;
+  #refs: (string | undefined)[];
   readonly #bigTimestamp = new Map<number, bigint>();
   readonly #bigBytes = new Map<number, bigint>();
   /** Slots released since they were first taken; `#unusedSlot` and above were never taken. */
@@ -112,15 +121,9 @@ export class MemoryReorderWindow {
     else this.#analysisValues = analysis;
     this.#pairing = pairing;
     const slots = Math.min(this.#capacity + 1, INITIAL_SLOTS);
-    this.#timestamp = new Float64Array(slots);
-    this.#bytes = new Float64Array(slots);
-    this.#sequence = new Float64Array(slots);
-    this.#action = new Uint8Array(slots);
-    this.#category = new Uint8Array(slots);
-    this.#tensorIds = new Array<string>(slots).fill("");
-    this.#spanId = new Array(slots).fill(undefined);
-    this.#opName = new Array(slots).fill(undefined);
-    this.#device = new Array(slots).fill(undefined);
+    this.#slots = slots;
+    this.#numbers = new Float64Array(slots * NUMBERS);
+    this.#refs = new Array<string | undefined>(slots * REFS).fill(undefined);
     this.#freeSlots = new Int32Array(slots);
     this.#heap = new Int32Array(slots);
   }
@@ -130,20 +133,14 @@ export class MemoryReorderWindow {
    * heap (at most capacity + 1) and those of the group (at most the group limit).
    */
   #grow(): void {
-    const old = this.#timestamp.length;
+    const old = this.#slots;
     const slots = old * 2;
-    this.#timestamp = grownCopy(this.#timestamp, slots);
-    this.#bytes = grownCopy(this.#bytes, slots);
-    this.#sequence = grownCopy(this.#sequence, slots);
-    this.#action = grownCopy(this.#action, slots);
-    this.#category = grownCopy(this.#category, slots);
+    this.#slots = slots;
+    this.#numbers = grownCopy(this.#numbers, slots * NUMBERS);
     this.#heap = this.#inOrder ? this.#linearHeap(slots) : grownCopy(this.#heap, slots);
     // Builtins fill the new slots: this runs a few times per read, never in optimized code, where a
     // loop over thousands of slots would run in the interpreter.
-    this.#tensorIds = this.#tensorIds.concat(new Array<string>(slots - old).fill(""));
-    this.#spanId = this.#spanId.concat(new Array<undefined>(slots - old).fill(undefined));
-    this.#opName = this.#opName.concat(new Array<undefined>(slots - old).fill(undefined));
-    this.#device = this.#device.concat(new Array<undefined>(slots - old).fill(undefined));
+    this.#refs = this.#refs.concat(new Array<undefined>((slots - old) * REFS).fill(undefined));
     this.#freeSlots = grownCopy(this.#freeSlots, slots);
   }
 
@@ -187,26 +184,29 @@ export class MemoryReorderWindow {
     if (this.#freeCount > 0) {
       slot = this.#freeSlots[--this.#freeCount] as number;
     } else {
-      if (this.#unusedSlot === this.#timestamp.length) this.#grow();
+      if (this.#unusedSlot === this.#slots) this.#grow();
       slot = this.#unusedSlot++;
     }
+    const numbers = this.#numbers;
+    const at = slot * NUMBERS;
     if (typeof timestamp === "bigint") {
       this.#bigTimestamp.set(slot, timestamp);
-      this.#timestamp[slot] = Number(timestamp);
+      numbers[at + AT_TIME] = Number(timestamp);
     } else {
-      this.#timestamp[slot] = timestamp;
+      numbers[at + AT_TIME] = timestamp;
     }
     if (typeof bytes === "bigint") this.#bigBytes.set(slot, bytes);
-    else this.#bytes[slot] = bytes;
-    this.#sequence[slot] = this.#nextSequence++;
-    this.#action[slot] = alloc ? ALLOC : FREE;
-    this.#category[slot] = category;
-    this.#tensorIds[slot] = tensorId;
-    this.#spanId[slot] = spanId;
+    else numbers[at + AT_BYTES] = bytes;
+    numbers[at + AT_SEQUENCE] = this.#nextSequence++;
+    numbers[at + AT_FLAGS] = category * 2 + (alloc ? ALLOC : FREE);
     if (opName !== undefined && opName !== this.#lastOpName) this.#lastOpName = this.#intern(opName);
-    this.#opName[slot] = opName === undefined ? undefined : this.#lastOpName;
     if (device !== this.#lastDevice) this.#lastDevice = this.#intern(device);
-    this.#device[slot] = this.#lastDevice;
+    const refs = this.#refs;
+    const ref = slot * REFS;
+    refs[ref + AT_TENSOR] = tensorId;
+    refs[ref + AT_SPAN] = spanId;
+    refs[ref + AT_OP] = opName === undefined ? undefined : this.#lastOpName;
+    refs[ref + AT_DEVICE] = this.#lastDevice;
 
     if (this.#inOrder) {
       const heap = this.#heap;
@@ -270,14 +270,16 @@ export class MemoryReorderWindow {
 
   #timeOf(slot: number): U64 {
     // The side map is nearly always empty: no hash lookup per event then.
-    if (this.#bigTimestamp.size === 0) return this.#timestamp[slot] as number;
-    return this.#bigTimestamp.get(slot) ?? (this.#timestamp[slot] as number);
+    const time = this.#numbers[slot * NUMBERS + AT_TIME] as number;
+    if (this.#bigTimestamp.size === 0) return time;
+    return this.#bigTimestamp.get(slot) ?? time;
   }
 
   /** Slot `left` comes before slot `right`: earlier timestamp, or the same and arrived first. */
   #before(left: number, right: number): boolean {
-    const a = this.#timestamp[left] as number;
-    const b = this.#timestamp[right] as number;
+    const numbers = this.#numbers;
+    const a = numbers[left * NUMBERS + AT_TIME] as number;
+    const b = numbers[right * NUMBERS + AT_TIME] as number;
     // Rounding to doubles is monotonic, so different doubles already give the order; equal ones
     // at or above 2^53 may still be different bigints.
     if (a !== b) return a < b;
@@ -285,7 +287,15 @@ export class MemoryReorderWindow {
       const order = compareU64(this.#timeOf(left), this.#timeOf(right));
       if (order !== 0) return order < 0;
     }
-    return (this.#sequence[left] as number) < (this.#sequence[right] as number);
+    return this.#sequenceOf(left) < this.#sequenceOf(right);
+  }
+
+  #sequenceOf(slot: number): number {
+    return this.#numbers[slot * NUMBERS + AT_SEQUENCE] as number;
+  }
+
+  #isAlloc(slot: number): boolean {
+    return ((this.#numbers[slot * NUMBERS + AT_FLAGS] as number) & 1) === ALLOC;
   }
 
   #pop(): number {
@@ -325,12 +335,16 @@ export class MemoryReorderWindow {
   /** Hands a slot's event to the pairing, and to the analysis with the rest of its timestamp's group. */
   #release(slot: number): void {
     const timestamp = this.#timeOf(slot);
-    const tensorId = this.#tensorIds[slot] as string;
+    const tensorId = this.#refs[slot * REFS + AT_TENSOR] as string;
     const last = this.#lastReleased;
     const order = last === undefined ? 1 : compareU64(timestamp, last);
     if (order < 0) this.exact = false;
     this.#lastReleased = timestamp;
-    this.#pairing(this.#device[slot] as string, tensorId, this.#action[slot] === ALLOC ? "alloc" : "free");
+    this.#pairing(
+      this.#refs[slot * REFS + AT_DEVICE] as string,
+      tensorId,
+      this.#isAlloc(slot) ? "alloc" : "free",
+    );
     // A run of more equal timestamps than the group limit is analysed in parts; a later part that
     // should have come first clears `exact` in #flushGroup.
     if (order !== 0 || this.#groupSize >= this.#groupLimit) this.#flushGroup();
@@ -346,11 +360,11 @@ export class MemoryReorderWindow {
     const rightSlot = slots[right] as number;
     return (
       compareMemoryTies(
-        this.#action[leftSlot] === ALLOC,
+        this.#isAlloc(leftSlot),
         this.#groupTensorIds[left] as string,
-        this.#action[rightSlot] === ALLOC,
+        this.#isAlloc(rightSlot),
         this.#groupTensorIds[right] as string,
-      ) || (this.#sequence[leftSlot] as number) - (this.#sequence[rightSlot] as number)
+      ) || this.#sequenceOf(leftSlot) - this.#sequenceOf(rightSlot)
     );
   }
 
@@ -385,12 +399,15 @@ export class MemoryReorderWindow {
     this.#groupSize = 0;
   }
 
-  /** Gives the group's event at `at` to the analysis and frees its slot. */
-  #analyse(at: number): void {
-    const slot = this.#groupSlots[at] as number;
-    const tensorId = this.#groupTensorIds[at] as string;
+  /** Gives the group's event at `position` to the analysis and frees its slot. */
+  #analyse(position: number): void {
+    const slot = this.#groupSlots[position] as number;
+    const tensorId = this.#groupTensorIds[position] as string;
     const timestamp = this.#timeOf(slot);
-    const alloc = this.#action[slot] === ALLOC;
+    const numbers = this.#numbers;
+    const at = slot * NUMBERS;
+    const flags = numbers[at + AT_FLAGS] as number;
+    const alloc = (flags & 1) === ALLOC;
     // In analysis order unless an event came later than the window allows.
     const last = this.#lastAnalysedTime;
     if (
@@ -411,12 +428,14 @@ export class MemoryReorderWindow {
     this.#lastAnalysedTensorId = tensorId;
     const bytes =
       this.#bigBytes.size === 0
-        ? (this.#bytes[slot] as number)
-        : (this.#bigBytes.get(slot) ?? (this.#bytes[slot] as number));
-    const spanId = this.#spanId[slot] as string;
-    const device = this.#device[slot] as string;
-    const opName = this.#opName[slot];
-    const category = this.#category[slot] as number;
+        ? (numbers[at + AT_BYTES] as number)
+        : (this.#bigBytes.get(slot) ?? (numbers[at + AT_BYTES] as number));
+    const refs = this.#refs;
+    const ref = slot * REFS;
+    const spanId = refs[ref + AT_SPAN] as string;
+    const device = refs[ref + AT_DEVICE] as string;
+    const opName = refs[ref + AT_OP];
+    const category = flags >> 1;
     if (this.#analysisValues !== undefined) {
       this.#analysisValues.pushValues(timestamp, tensorId, spanId, opName, device, bytes, alloc, category);
     } else {
@@ -435,10 +454,10 @@ export class MemoryReorderWindow {
       if (opName !== undefined) event.op_name = opName;
       (this.#analysis as AnalysisSink)(event);
     }
-    this.#tensorIds[slot] = "";
-    this.#spanId[slot] = undefined;
-    this.#opName[slot] = undefined;
-    this.#device[slot] = undefined;
+    refs[ref + AT_TENSOR] = undefined;
+    refs[ref + AT_SPAN] = undefined;
+    refs[ref + AT_OP] = undefined;
+    refs[ref + AT_DEVICE] = undefined;
     if (this.#bigTimestamp.size > 0) this.#bigTimestamp.delete(slot);
     if (this.#bigBytes.size > 0) this.#bigBytes.delete(slot);
     this.#freeSlots[this.#freeCount++] = slot;
