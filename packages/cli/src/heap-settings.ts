@@ -24,7 +24,7 @@ export const HEAP_SETTINGS: ReadonlyArray<{ flag: string; chosenBy: RegExp }> = 
 ];
 
 /** The commands whose young generation grows once (see above), and by how much. */
-export const GROW_ONCE_COMMANDS: ReadonlySet<string> = new Set(["summary", "validate", "query"]);
+const GROW_ONCE_COMMANDS: ReadonlySet<string> = new Set(["summary", "validate", "query"]);
 export const GROW_ONCE_FLAG = "--semi-space-growth-factor=4";
 
 /** The options `node` was started with, from its command line and NODE_OPTIONS (`_` read as `-`). */
