@@ -5,10 +5,9 @@
 // busy machine where concurrent marking lags. A streamed read keeps a few tens of MB alive and
 // makes garbage fast: both defaults cost RSS (see the README's table).
 //
-// The commands that fold one trace through the engine holding little (`summary`, `validate`,
-// `query`) spend the most of their time per scavenge, though: at 1 MiB semi-spaces they scavenged
-// about 240 times per GiB read, 6–13 % of their CPU. Their young generation grows once, to 4 MiB
-// semi-spaces (a few MiB of RSS), and stays there.
+// For the commands that fold one trace through the engine holding little (`summary`, `validate`,
+// `query`), though, 1 MiB semi-spaces cost the most: about 240 scavenges per GiB read, 3–13 % of
+// their CPU. Their young generation grows once, to 4 MiB semi-spaces (a few MiB of RSS), and stays.
 import { PerformanceObserver } from "node:perf_hooks";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 
