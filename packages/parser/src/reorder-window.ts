@@ -211,7 +211,7 @@ export class MemoryReorderWindow {
     if (this.#inOrder) {
       const heap = this.#heap;
       const length = heap.length;
-      // The ring's ends by a wrap test, not `%`: an integer division per event cost more than the rest.
+      // The ring's ends by a wrap test, not `%` (an integer division per event).
       let tail = this.#head + this.#size;
       if (tail >= length) tail -= length;
       if (this.#size === 0 || !this.#before(slot, heap[tail === 0 ? length - 1 : tail - 1] as number)) {
