@@ -10,8 +10,9 @@
 //     of CPU, most of it TurboFan compiling the generated readers) weighs a tenth as much;
 //  2. `cg-trace validate` and `cg-trace summary` (the built binary as users run it, in a `node` of
 //     its own: start, module loading and heap settings counted; output discarded) against DuckDB's
-//     read_json of the file into a table of all columns on one thread, cold, as CPU MB/s per core and CPU-time ratios; and validate's read and fold without the CLI
-//     (checkColumns) against the read alone (readColumnBatches, nothing consumed): the fold's cost.
+//     read_json of the file into a table of all columns on one thread, cold, as CPU MB/s per core
+//     and CPU-time ratios; and validate's read and fold without the CLI (checkColumns) against the
+//     read alone (readColumnBatches, nothing consumed): the fold's cost.
 //     On the 1 GiB trace the goal names (CG_PARSER_COMMANDS_MB, default 1024; 5 rounds): a process's
 //     JIT warm-up, about 0.4 s of CPU whatever the size, is a third of a 100 MB read's CPU time.
 // Each contender runs in its own child process, interleaved over rounds (process-harness.ts);
