@@ -29,28 +29,8 @@ export function opId(spanId: string, ordinal: number): string {
  * building the id: rankings decide ties with it once per op, and most ops of a large trace tie.
  */
 export function opIdBefore(spanId: string, ordinal: number, other: string): boolean {
-  const spanLength = spanId.length;
-  const digitsAt = spanLength + OP_ID_INFIX.length;
-  let scale = 1;
-  let digits = 1;
-  while (scale * 10 <= ordinal) {
-    scale *= 10;
-    digits++;
-  }
-  const length = digitsAt + digits;
-  const shared = Math.min(length, other.length);
-  for (let at = 0; at < shared; at++) {
-    let code: number;
-    if (at < spanLength) code = spanId.charCodeAt(at);
-    else if (at < digitsAt) code = OP_ID_INFIX.charCodeAt(at - spanLength);
-    else {
-      code = DIGIT_0 + (Math.floor(ordinal / scale) % 10);
-      scale /= 10;
-    }
-    const theirs = other.charCodeAt(at);
-    if (code !== theirs) return code < theirs;
-  }
-  return length < other.length;
+  const byPrefix = prefixOrder(spanId, other);
+  return byPrefix === 0 ? digitsBefore(ordinal, other, spanId.length + OP_ID_INFIX.length) : byPrefix < 0;
 }
 
 /**
@@ -71,7 +51,8 @@ export class OpIdOrder {
       this.#other = other;
       this.#byPrefix = prefixOrder(spanId, other);
     }
-    return this.#byPrefix === 0 ? opIdBefore(spanId, ordinal, other) : this.#byPrefix < 0;
+    if (this.#byPrefix !== 0) return this.#byPrefix < 0;
+    return digitsBefore(ordinal, other, spanId.length + OP_ID_INFIX.length);
   }
 }
 
@@ -87,6 +68,24 @@ function prefixOrder(spanId: string, other: string): number {
   }
   // `other` ends within the prefix: the id, which goes on to its digits, is the longer and comes after.
   return other.length <= prefixLength ? 1 : 0;
+}
+
+/** Whether the decimal digits of `ordinal` sort before `other` from `from` on (the prefixes equal). */
+function digitsBefore(ordinal: number, other: string, from: number): boolean {
+  let scale = 1;
+  let digits = 1;
+  while (scale * 10 <= ordinal) {
+    scale *= 10;
+    digits++;
+  }
+  const shared = Math.min(digits, other.length - from);
+  for (let at = 0; at < shared; at++) {
+    const code = DIGIT_0 + (Math.floor(ordinal / scale) % 10);
+    scale /= 10;
+    const theirs = other.charCodeAt(from + at);
+    if (code !== theirs) return code < theirs;
+  }
+  return from + digits < other.length;
 }
 
 /** An op as `queryTrace` lists it. */
