@@ -78,6 +78,7 @@ export class MemoryReorderWindow {
   #lastDevice = "";
   #lastOpName = "";
   // Slot storage; a slot's timestamp or bytes above 2^53 − 1 (a bigint) is kept in the side maps.
+  /** Slots the storage below holds (doubled by `#grow`). */
   #slots: number;
   #numbers: Float64Array;
   #refs: (string | undefined)[];
