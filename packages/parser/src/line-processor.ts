@@ -9,11 +9,11 @@
 // give the result or the exact error; after TEXT_AFTER_MISSES such lines in a row, the rest of the
 // run is decoded as text at once.
 import {
-  type CanonicalColumnReader,
   type CanonicalLine,
   type ColumnBatch,
-  canonicalColumnReader,
+  type ColumnLineReader,
   type DecodeTraceLineOptions,
+  decodedColumnReader,
   decodeTraceLine,
   EVENT_KINDS,
   type EventKind,
@@ -109,7 +109,7 @@ export class LineProcessor {
   readonly #canonical: CanonicalLine = { event: undefined, end: 0 };
   /** In column mode (`LineProcessor.intoColumns`): the batch canonical lines are read into, and its reader. */
   #batch: ColumnBatch | undefined;
-  #readColumns: CanonicalColumnReader | undefined;
+  #readColumns: ColumnLineReader | undefined;
   readonly #queue: LinePiece[] = [];
   #head = 0;
   /** Where the next line starts in the bytes piece at the head of the queue. */
@@ -154,7 +154,7 @@ export class LineProcessor {
       checker,
     );
     processor.#batch = batch;
-    processor.#readColumns = canonicalColumnReader(batch);
+    processor.#readColumns = decodedColumnReader(batch);
     return processor;
   }
 
@@ -300,10 +300,12 @@ export class LineProcessor {
   #processColumnBytes(bytes: Uint8Array, unterminated: boolean, limit: number): boolean {
     const length = bytes.length;
     const maxLineLength = this.maxLineLength;
-    const read = this.#readColumns as CanonicalColumnReader;
+    const read = this.#readColumns as ColumnLineReader;
     const batch = this.#batch as ColumnBatch;
     const skipped = this.#skipped;
     let start = this.#offset;
+    // A new piece: its buffer may be one the reader has decoded before, with other bytes now.
+    if (start === 0) read.forget();
     while (start < length) {
       if (this.#delivered >= limit) {
         this.#offset = start;

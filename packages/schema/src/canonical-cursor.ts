@@ -6,6 +6,8 @@
 // Strings are interned in a small direct-mapped cache keyed by a hash computed while scanning:
 // trace lines repeat the same ids, names, dtypes and devices, so most strings cost a compare and
 // no allocation.
+import { asciiText } from "./ascii-text.js";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -117,7 +119,6 @@ let lastSlot = -1;
  */
 const slotNotes = new Int32Array(SLOTS);
 const slotNoteGenerations = new Int32Array(SLOTS).fill(-1);
-const latin1 = new TextDecoder("latin1");
 
 /** Masks keeping the first 0..4 bytes of a little-endian word. */
 const BYTE_MASKS = new Int32Array([0, 0xff, 0xffff, 0xffffff, -1]);
@@ -136,24 +137,9 @@ function wordAt(start: number, length: number, from: number): number {
   return word;
 }
 
-/** Scratch argument lists for String.fromCharCode, one per length up to SCRATCH_BYTES. */
-const SCRATCH_BYTES = 64;
-const scratch: number[][] = Array.from({ length: SCRATCH_BYTES + 1 }, (_, length) =>
-  new Array<number>(length).fill(0),
-);
-
-/**
- * A fresh string of the ASCII bytes input[start..stop): a flat string of its own, so neither it nor
- * a cache entry keeps the input alive. fromCharCode over a reused argument list is several times
- * faster than TextDecoder for the short strings of trace lines.
- */
+/** A fresh string of the ASCII bytes input[start..stop) (see asciiText). */
 function asciiString(start: number, stop: number): string {
-  const length = stop - start;
-  if (length > SCRATCH_BYTES) return latin1.decode(input.subarray(start, stop));
-  const codes = scratch[length] as number[];
-  const source = input;
-  for (let index = 0; index < length; index++) codes[index] = source[start + index] as number;
-  return String.fromCharCode.apply(null, codes);
+  return asciiText(input, start, stop);
 }
 
 /** The string of `length` bytes at `start` whose words (zero past the length) are given. */

@@ -19,6 +19,11 @@ export { compareCodePoints } from "./code-point-order.js";
 export { ColumnBatch, type ColumnBatchMessage } from "./column-batch.js";
 export { type CanonicalLine, decodeCanonicalLine, readCanonicalLine } from "./decode-canonical-bytes.js";
 export { type DecodeTraceLineOptions, decodeTraceLine } from "./decode-trace-line.js";
+export {
+  type ColumnLineReader,
+  compileDecodedColumnReader,
+  decodedColumnReader,
+} from "./decoded-column-reader.js";
 export type { DeviceMemorySink } from "./device-memory-sink.js";
 export {
   encodeDeviceMemoryEvent,

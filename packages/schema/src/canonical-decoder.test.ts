@@ -1,0 +1,63 @@
+// The committed WebAssembly module is clang's build of wasm/canonical-decoder.c (the test tools
+// install clang and lld), and a decoder reads the layout table it is given, not a copy of its own.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  clangVersion,
+  compileDecoder,
+  generatedModulePath,
+  renderDecoderModule,
+} from "../scripts/canonical-decoder-build.js";
+import { createCanonicalDecoder } from "./canonical-decoder.js";
+import { EVENT_LAYOUTS, type EventLayoutTable } from "./event-layouts.js";
+
+const encoder = new TextEncoder();
+
+/** The kind codes the decoder gives the lines of `text`. */
+function kindsOf(layouts: EventLayoutTable, text: string): number[] {
+  const decoder = createCanonicalDecoder(layouts);
+  if (decoder === undefined) throw new Error("no decoder");
+  const bytes = encoder.encode(text);
+  decoder.input.set(bytes);
+  const count = decoder.decode(bytes.length);
+  return Array.from(decoder.lineKinds.subarray(0, count));
+}
+
+describe("the canonical decoder", () => {
+  it("is embedded as clang builds it from its C source", () => {
+    const committed = readFileSync(generatedModulePath, "utf8");
+    // Another clang makes other bytes: say so rather than report a stale module.
+    const compiler = clangVersion();
+    expect(committed, "the module was built by another clang than this machine's").toContain(
+      `// Compiler: ${compiler}\n`,
+    );
+    expect(committed, "stale: run pnpm --filter @cg/schema generate:decoder").toBe(
+      renderDecoderModule(compileDecoder(), compiler),
+    );
+  });
+
+  it("takes its kinds, keys and variants from the layout table it is given", () => {
+    const line = '{"kind":"span_end","id":"s1","duration_ns":5}\n';
+    const spanEnd = Object.keys(EVENT_LAYOUTS).indexOf("span_end");
+    expect(kindsOf(EVENT_LAYOUTS, line)).toEqual([spanEnd]);
+    // The same line under a table whose span_end has another key: declined.
+    const renamed = {
+      ...EVENT_LAYOUTS,
+      span_end: {
+        ...EVENT_LAYOUTS.span_end,
+        fields: EVENT_LAYOUTS.span_end.fields.map((field) =>
+          field.key === "duration_ns" ? { ...field, key: "elapsed_ns" } : field,
+        ),
+      },
+    } as EventLayoutTable;
+    expect(kindsOf(renamed, line)).toEqual([-1]);
+    expect(kindsOf(renamed, line.replace("duration_ns", "elapsed_ns"))).toEqual([spanEnd]);
+  });
+
+  it("declines kinds with a field type it has no reader for (floats, string maps)", () => {
+    const gradient = '{"kind":"gradient","event_id":"g1","root":"r","key":"k","state":"zero","norm":1.5}\n';
+    const meta =
+      '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"2025-01-01T00:00:00Z","capture_step":1,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":true,"timing_mode":"host","tags":{}}\n';
+    expect(kindsOf(EVENT_LAYOUTS, gradient + meta)).toEqual([-1, -1]);
+  });
+});

@@ -1,0 +1,140 @@
+// The WebAssembly canonical decoder (wasm/canonical-decoder.c): compiled once per process from the
+// embedded module, one instance (with its own memory) per reader, the layout table written into it.
+// Where WebAssembly is missing, forbidden, or refuses a synchronous compile (a browser page's main
+// thread may), there is no decoder and the JavaScript tiers read every line, with the same result.
+import { CANONICAL_DECODER_MODULE } from "./canonical-decoder-module.generated.js";
+import type { EventLayoutTable, WireType } from "./event-layouts.js";
+
+/** The decoder's type codes (canonical-decoder.c); types without one make a kind unreadable. */
+const TYPE_CODES: Partial<Record<WireType, number>> = {
+  string: 0,
+  enum: 1,
+  u64: 2,
+  boolean: 3,
+  strings: 4,
+  shape: 5,
+};
+
+interface DecoderExports {
+  readonly memory: WebAssembly.Memory;
+  decode(length: number): number;
+  input(): number;
+  values(): number;
+  lineStarts(): number;
+  lineEnds(): number;
+  lineKinds(): number;
+  lineValues(): number;
+  stringOffsets(): number;
+  stringLengths(): number;
+  layout(): number;
+  pool(): number;
+  inputCapacity(): number;
+  lineCapacity(): number;
+  valueCapacity(): number;
+  stringCapacity(): number;
+  layoutCapacity(): number;
+  poolCapacity(): number;
+}
+
+/** One decoder instance: `decode` fills the views below (they stay valid: the memory never grows). */
+export interface CanonicalDecoder {
+  /** Decodes the LF-terminated lines of `input[0, length)`; returns how many lines it recorded. */
+  decode(length: number): number;
+  readonly input: Uint8Array;
+  readonly inputCapacity: number;
+  /** Per line: its first byte, its LF, its kind code (-1: declined), where its values start. */
+  readonly lineStarts: Int32Array;
+  readonly lineEnds: Int32Array;
+  readonly lineKinds: Int32Array;
+  readonly lineValues: Int32Array;
+  readonly values: Float64Array;
+  /** Per string id of the last call: its bytes in `input`. */
+  readonly stringOffsets: Int32Array;
+  readonly stringLengths: Int32Array;
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+function decoderModule(): WebAssembly.Module | undefined {
+  if (compiled === undefined) {
+    try {
+      const text = atob(CANONICAL_DECODER_MODULE);
+      const bytes = new Uint8Array(text.length);
+      for (let index = 0; index < text.length; index++) bytes[index] = text.charCodeAt(index);
+      compiled = new WebAssembly.Module(bytes);
+    } catch {
+      compiled = null; // no WebAssembly, no SIMD, or no synchronous compile here
+    }
+  }
+  return compiled ?? undefined;
+}
+
+/** Writes `layouts` into the decoder's layout table and pool; false when they do not fit. */
+function writeLayouts(exports: DecoderExports, layouts: EventLayoutTable): boolean {
+  const layout = new Int32Array(exports.memory.buffer, exports.layout(), exports.layoutCapacity());
+  const pool = new Uint8Array(exports.memory.buffer, exports.pool(), exports.poolCapacity());
+  const encoder = new TextEncoder();
+  let poolEnd = 0;
+  const ints: number[] = [];
+  /** Appends the offset and length in the pool of `value`, added to the pool. */
+  const text = (value: string): void => {
+    const bytes = encoder.encode(value);
+    if (poolEnd + bytes.length > pool.length) throw new RangeError("decoder pool full");
+    pool.set(bytes, poolEnd);
+    ints.push(poolEnd, bytes.length);
+    poolEnd += bytes.length;
+  };
+  const kinds = Object.values(layouts);
+  ints.push(kinds.length);
+  for (const _ of kinds) ints.push(0);
+  const variantsAt: { field: number; variants: readonly string[] }[] = [];
+  kinds.forEach((kind, code) => {
+    ints[1 + code] = ints.length;
+    const readable = kind.fields.every((field) => TYPE_CODES[field.type] !== undefined);
+    text(kind.kind);
+    ints.push(readable ? 1 : 0, kind.fields.length);
+    // Per field: its key literal, type, whether optional, where its variants are and how many.
+    for (const field of kind.fields) {
+      const at = ints.length;
+      text(`,${JSON.stringify(field.key)}:`);
+      ints.push(TYPE_CODES[field.type] ?? -1, field.presence === "optional" ? 1 : 0, 0, 0);
+      if (field.type === "enum") variantsAt.push({ field: at, variants: field.variants ?? [] });
+    }
+  });
+  for (const { field, variants } of variantsAt) {
+    ints[field + 4] = ints.length;
+    ints[field + 5] = variants.length;
+    for (const variant of variants) text(variant);
+  }
+  if (ints.length > layout.length) return false;
+  layout.set(ints);
+  return true;
+}
+
+/** A decoder for `layouts`, or undefined where WebAssembly cannot be used (see the file comment). */
+export function createCanonicalDecoder(layouts: EventLayoutTable): CanonicalDecoder | undefined {
+  const module = decoderModule();
+  if (module === undefined) return undefined;
+  const exports = new WebAssembly.Instance(module, {}).exports as unknown as DecoderExports;
+  try {
+    if (!writeLayouts(exports, layouts)) return undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+  const buffer = exports.memory.buffer;
+  const lines = exports.lineCapacity();
+  const strings = exports.stringCapacity();
+  return {
+    decode: (length) => exports.decode(length),
+    input: new Uint8Array(buffer, exports.input(), exports.inputCapacity()),
+    inputCapacity: exports.inputCapacity(),
+    lineStarts: new Int32Array(buffer, exports.lineStarts(), lines),
+    lineEnds: new Int32Array(buffer, exports.lineEnds(), lines),
+    lineKinds: new Int32Array(buffer, exports.lineKinds(), lines),
+    lineValues: new Int32Array(buffer, exports.lineValues(), lines),
+    values: new Float64Array(buffer, exports.values(), exports.valueCapacity()),
+    stringOffsets: new Int32Array(buffer, exports.stringOffsets(), strings),
+    stringLengths: new Int32Array(buffer, exports.stringLengths(), strings),
+  };
+}

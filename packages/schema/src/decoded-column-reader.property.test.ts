@@ -1,0 +1,243 @@
+// The decoded column reader (the WebAssembly decoder in front of the JavaScript tier) against the
+// JavaScript tier alone: fed the same pieces of a trace line by line, as the line processor feeds
+// them, it returns the same line ends and fills the same batch — on canonical lines, on lines
+// only the slower tiers accept (white space, CR, escapes, long integers, unknown keys), across
+// skipped lines, cleared batches, reused buffers, and pieces that overflow the decoder's tables.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { anyEvent, canonicalSubset } from "../test/event-arbitraries.js";
+import { type CanonicalColumnReader, canonicalColumnReader } from "./canonical-column-reader.js";
+import { createCanonicalDecoder } from "./canonical-decoder.js";
+import { ColumnBatch } from "./column-batch.js";
+import { decodeTraceLine } from "./decode-trace-line.js";
+import { compileDecodedColumnReader, decodedColumnReader } from "./decoded-column-reader.js";
+import { encodeTraceEvent } from "./encode-events.js";
+import { EVENT_LAYOUTS } from "./event-layouts.js";
+import type { TraceEvent } from "./events.js";
+
+const encoder = new TextEncoder();
+
+/** Rewrites of a canonical line that the JavaScript tiers may still accept (or refuse). */
+const MUTATIONS: ((line: string) => string)[] = [
+  (line) => line,
+  (line) => line.replace(/,"/, ', "'),
+  (line) => line.replace(/":/, '" :'),
+  (line) => `${line}\r`,
+  (line) => `${line} `,
+  (line) => line.replace(/:(\d+)/, ":1234567890123456"),
+  (line) => line.replace(/:(\d+)/, ":999999999999999"),
+  (line) => line.replace(/:(\d+)/, ":0$1"),
+  (line) => line.replace(/":"([^"]*)"/, '":"\\u0041$1"'),
+  (line) => line.replace(/":"([^"]*)"/, '":"é$1"'),
+  (line) => line.replace(/}$/, ',"extra":1}'),
+  (line) => line.replace(/\[(\d)/, "[ $1"),
+  (line) => line.replace(/"(activation|alloc|free|weight|gradient)"/, '"Activation"'),
+  (line) => line.replace(/true/, "True"),
+  (line) => "",
+];
+
+/** Half the lines as written, the other half rewritten by one of MUTATIONS. */
+const mutatedLine = fc
+  .tuple(
+    fc.oneof(canonicalSubset, canonicalSubset, anyEvent),
+    fc.oneof(fc.constant(0), fc.nat(MUTATIONS.length - 1)),
+  )
+  .map(([event, mutation]) => (MUTATIONS[mutation] as (line: string) => string)(encodeTraceEvent(event)));
+
+/** The batch's events built from its columns, with the lines and indexes they were given. */
+function contents(batch: ColumnBatch): unknown[] {
+  return Array.from({ length: batch.size }, (_, at) => [
+    batch.columnEvent(at),
+    batch.lines[at],
+    batch.indexes[at],
+  ]);
+}
+
+/**
+ * Reads `bytes` line by line as the line processor does: the column reader first, the text tiers
+ * where it declines. Lines whose number is in `skip` are stepped over without a read. Returns each
+ * read's result.
+ */
+function readPiece(
+  read: CanonicalColumnReader,
+  batch: ColumnBatch,
+  bytes: Uint8Array,
+  skip: ReadonlySet<number> = new Set(),
+  firstLine = 1,
+): number[] {
+  const results: number[] = [];
+  let start = 0;
+  let line = firstLine;
+  while (start < bytes.length) {
+    let lineEnd = bytes.indexOf(10, start);
+    if (lineEnd < 0) lineEnd = bytes.length;
+    if (!skip.has(line)) {
+      const end = read(bytes, start, line, line - 1);
+      results.push(end);
+      if (end < 0) {
+        const decoded = decodeTraceLine(new TextDecoder().decode(bytes.subarray(start, lineEnd)));
+        if (decoded.ok) batch.appendEvent(decoded.event, line, line - 1);
+      } else {
+        expect(end).toBe(lineEnd);
+      }
+    }
+    start = lineEnd + 1;
+    line++;
+  }
+  return results;
+}
+
+/** Both readers over the same pieces; their results and batches must be equal. */
+function expectSameReads(pieces: Uint8Array[], skip?: ReadonlySet<number>): void {
+  const plainBatch = new ColumnBatch();
+  const decodedBatch = new ColumnBatch();
+  const plain = canonicalColumnReader(plainBatch);
+  const decoded = decodedColumnReader(decodedBatch);
+  let firstLine = 1;
+  for (const piece of pieces) {
+    decoded.forget();
+    const expected = readPiece(plain, plainBatch, piece, skip, firstLine);
+    expect(readPiece(decoded, decodedBatch, piece, skip, firstLine)).toEqual(expected);
+    firstLine += piece.filter((byte) => byte === 10).length;
+  }
+  expect(contents(decodedBatch)).toEqual(contents(plainBatch));
+}
+
+const piece = (lines: readonly string[]): Uint8Array => encoder.encode(`${lines.join("\n")}\n`);
+
+describe("decodedColumnReader", () => {
+  it("has a decoder here (WebAssembly with SIMD), so the properties below test it", () => {
+    expect(createCanonicalDecoder(EVENT_LAYOUTS)).toBeDefined();
+  });
+
+  it("reads a piece of lines as the JavaScript tier does, line ends and columns", () => {
+    // How many lines the decoder itself took (not its JavaScript fallback), and how many it declined.
+    const decoder = createCanonicalDecoder(EVENT_LAYOUTS);
+    if (decoder === undefined) throw new Error("no decoder");
+    let taken = 0;
+    let declined = 0;
+    fc.assert(
+      fc.property(fc.array(mutatedLine, { minLength: 1, maxLength: 40 }), (lines) => {
+        const bytes = piece(lines);
+        expectSameReads([bytes]);
+        decoder.input.set(bytes);
+        const count = decoder.decode(bytes.length);
+        for (let at = 0; at < count; at++) {
+          if ((decoder.lineKinds[at] as number) >= 0) taken++;
+          else declined++;
+        }
+      }),
+      { numRuns: 800 },
+    );
+    expect(taken).toBeGreaterThan(0.3 * (taken + declined));
+    expect(declined).toBeGreaterThan(0.3 * (taken + declined));
+  });
+
+  it("steps over the lines the processor skips, and reads a piece's last line without its LF", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(canonicalSubset, anyEvent), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.nat(30)),
+        fc.boolean(),
+        (events, skipped, terminated) => {
+          const text = events.map((event) => encodeTraceEvent(event)).join("\n");
+          expectSameReads([encoder.encode(terminated ? `${text}\n` : text)], new Set(skipped));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("gives a reused buffer's new bytes their own values after forget", () => {
+    // Lines of one width, so that each piece's lines start where the last piece's did; the processor
+    // skips some (other kinds), so a piece may start reading where the last one left lines unread.
+    const memoryLine = (id: number) =>
+      `{"kind":"memory","timestamp_ns":${1000 + id},"tensor_id":"t${1000 + id}","span_id":"s1","device":"cpu","bytes":4,"action":"alloc","shape":[1],"dtype":"f32","category":"activation"}`;
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.nat(8999), { minLength: 6, maxLength: 6 }), { minLength: 2, maxLength: 5 }),
+        fc.array(fc.array(fc.nat(5), { maxLength: 6 }), { minLength: 5, maxLength: 5 }),
+        (groups, skips) => {
+          const texts = groups.map((ids) => piece(ids.map(memoryLine)));
+          // One buffer refilled per piece, as the file reader refills its chunks.
+          const buffer = new Uint8Array((texts[0] as Uint8Array).length);
+          const plainBatch = new ColumnBatch();
+          const decodedBatch = new ColumnBatch();
+          const plain = canonicalColumnReader(plainBatch);
+          const decoded = decodedColumnReader(decodedBatch);
+          texts.forEach((text, index) => {
+            buffer.set(text);
+            decoded.forget();
+            // Line numbers restart per piece: a skipped line is the same line in both readers.
+            const skip = new Set((skips[index] as number[]).map((line) => line + 1));
+            readPiece(plain, plainBatch, buffer.slice(), skip);
+            readPiece(decoded, decodedBatch, buffer, skip);
+          });
+          expect(contents(decodedBatch)).toEqual(contents(plainBatch));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keeps the dictionary right when the batch is cleared part-way through a piece", () => {
+    fc.assert(
+      fc.property(
+        fc.array(canonicalSubset, { minLength: 2, maxLength: 30 }),
+        fc.nat(29),
+        (events, clearAfter) => {
+          const bytes = piece(events.map((event) => encodeTraceEvent(event)));
+          const batch = new ColumnBatch();
+          const read = decodedColumnReader(batch);
+          const seen: TraceEvent[] = [];
+          let start = 0;
+          for (let index = 0; index < events.length; index++) {
+            const end = read(bytes, start, index + 1, index);
+            expect(end).toBeGreaterThan(start);
+            seen.push(batch.columnEvent(batch.size - 1));
+            // The batch handed on and cleared: later lines intern into a fresh dictionary.
+            if (index === clearAfter) batch.clear();
+            start = end + 1;
+          }
+          const expected = events.map((event) => {
+            const decoded = decodeTraceLine(encodeTraceEvent(event));
+            if (!decoded.ok) throw new Error(decoded.error.message);
+            return decoded.event;
+          });
+          expect(seen).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("decodes again where a piece overflows the decoder's tables", () => {
+    // More distinct strings (tensor ids) than one decode holds: it stops, and goes on from there.
+    const lines: string[] = [];
+    for (let index = 0; index < 30_000; index++) {
+      lines.push(
+        `{"kind":"memory","timestamp_ns":${index},"tensor_id":"t${index}","span_id":"s1","device":"cpu","bytes":4,"action":"alloc","shape":[1],"dtype":"f32","category":"activation"}`,
+      );
+    }
+    expectSameReads([piece(lines)]);
+  });
+
+  it("hands a line longer than the decoder's input to the JavaScript tier", () => {
+    const long = `{"kind":"op","span_id":"s1","op_name":"${"x".repeat(1_100_000)}","inputs":[],"shape":[],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":0,"input_storage_bytes":0}`;
+    const short =
+      '{"kind":"op","span_id":"s1","op_name":"add","inputs":["a"],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":0,"input_storage_bytes":0}';
+    expectSameReads([piece([short, long, short])]);
+  });
+
+  it("is the JavaScript tier alone where code generation is forbidden", () => {
+    const forbidden = () => {
+      throw new EvalError("code generation from strings disallowed");
+    };
+    const batch = new ColumnBatch(EVENT_LAYOUTS, forbidden);
+    const read = compileDecodedColumnReader(EVENT_LAYOUTS, forbidden)(batch);
+    const line = encoder.encode('{"kind":"span_end","id":"s1","duration_ns":5}\n');
+    expect(read(line, 0, 1, 0)).toBe(-1);
+    read.forget();
+    expect(batch.size).toBe(0);
+  });
+});

@@ -1,0 +1,364 @@
+// The canonical-bytes tier in WebAssembly: decodes every canonical line of a piece of a trace in one
+// call, into values the generated JavaScript commits to a ColumnBatch (wasm-column-reader.ts).
+//
+// The wire facts come from the layout table at run time: JavaScript writes each kind's name, its
+// fields' key literals (`,"name":`), types, presence and enum variants into `layout` and `pool`
+// (wasm-decoder-layout.ts), so this file holds no fact of the format. It accepts a subset of what the
+// JavaScript canonical reader accepts and yields the same values: no white space anywhere, ASCII
+// strings without escapes, plain integers of at most 15 digits, `}` followed by LF. Any other line
+// is declined (kind -1) and the JavaScript tiers decide it, as they decide every line today.
+//
+// Per line it records where the line starts and ends, its kind code and where its values start in
+// `values`: one double per field in layout order (a string as its id in this call's dictionary, an
+// enum as its variant index, a boolean as 0 or 1, a u64 as its value; a list as its length and then
+// its elements; absent optional fields as the column markers). Strings are interned per call in an
+// open-addressing table keyed by a hash of their bytes; the ids count up from 0.
+//
+// Build: packages/schema/scripts/build-canonical-decoder.mjs (clang, wasm32, SIMD128).
+#include <stdint.h>
+#include <wasm_simd128.h>
+
+#define INPUT_CAPACITY (1 << 20)
+#define LINE_CAPACITY 32768
+#define VALUE_CAPACITY (1 << 18)
+#define TABLE_SLOTS (1 << 14)
+#define STRING_CAPACITY (TABLE_SLOTS / 2)
+#define LAYOUT_CAPACITY 4096
+#define POOL_CAPACITY 16384
+
+enum { STRING = 0, ENUM = 1, U64 = 2, BOOLEAN = 3, STRINGS = 4, SHAPE = 5 };
+/** Per field in `layout`: literal offset and length in `pool`, type, optional, first variant, variant count. */
+enum { FIELD_INTS = 6 };
+
+// SIMD loads may read up to 15 bytes past the input's last line: padding keeps them in memory.
+static uint8_t input[INPUT_CAPACITY + 16];
+static double values[VALUE_CAPACITY];
+static int32_t line_starts[LINE_CAPACITY];
+static int32_t line_ends[LINE_CAPACITY];
+static int32_t line_kinds[LINE_CAPACITY];
+static int32_t line_values[LINE_CAPACITY];
+static int32_t string_offsets[STRING_CAPACITY];
+static int32_t string_lengths[STRING_CAPACITY];
+/**
+ * A slot of the intern table: empty unless `call` is the current call. Its string's length and first
+ * eight bytes are kept in it, so a short string is found without touching the input again.
+ */
+struct slot {
+  uint32_t call;
+  uint32_t hash;
+  int32_t id;
+  int32_t length;
+  uint64_t head;
+  uint64_t unused;
+};
+static struct slot slots[TABLE_SLOTS];
+// layout[0]: kind count; layout[1 + k]: where kind k starts; there: name offset, name length,
+// readable (0/1), field count, then FIELD_INTS per field. Variants are (offset, length) pairs.
+static int32_t layout[LAYOUT_CAPACITY];
+// Literals are compared 16 bytes at a time: the padding keeps the last one's loads in the pool.
+static uint8_t pool[POOL_CAPACITY + 16];
+
+static uint32_t call = 0;
+static int32_t string_count = 0;
+static int32_t value_count = 0;
+/** Set when a table is full: the line is not recorded and decoding stops there. */
+static int full = 0;
+
+__attribute__((export_name("input"))) uint8_t *input_address(void) { return input; }
+__attribute__((export_name("values"))) double *values_address(void) { return values; }
+__attribute__((export_name("lineStarts"))) int32_t *line_starts_address(void) { return line_starts; }
+__attribute__((export_name("lineEnds"))) int32_t *line_ends_address(void) { return line_ends; }
+__attribute__((export_name("lineKinds"))) int32_t *line_kinds_address(void) { return line_kinds; }
+__attribute__((export_name("lineValues"))) int32_t *line_values_address(void) { return line_values; }
+__attribute__((export_name("stringOffsets"))) int32_t *string_offsets_address(void) { return string_offsets; }
+__attribute__((export_name("stringLengths"))) int32_t *string_lengths_address(void) { return string_lengths; }
+__attribute__((export_name("layout"))) int32_t *layout_address(void) { return layout; }
+__attribute__((export_name("pool"))) uint8_t *pool_address(void) { return pool; }
+__attribute__((export_name("inputCapacity"))) int32_t input_capacity(void) { return INPUT_CAPACITY; }
+__attribute__((export_name("lineCapacity"))) int32_t line_capacity(void) { return LINE_CAPACITY; }
+__attribute__((export_name("valueCapacity"))) int32_t value_capacity(void) { return VALUE_CAPACITY; }
+__attribute__((export_name("stringCapacity"))) int32_t string_capacity(void) { return STRING_CAPACITY; }
+__attribute__((export_name("layoutCapacity"))) int32_t layout_capacity(void) { return LAYOUT_CAPACITY; }
+__attribute__((export_name("poolCapacity"))) int32_t pool_capacity(void) { return POOL_CAPACITY; }
+
+/**
+ * True when the `length` bytes of `pool` at `offset` are at `at`, compared 16 at a time: the bytes
+ * loaded past either end (the line's LF and what follows it, the pool's next entries or padding) are
+ * masked off.
+ */
+static inline int literal_at(const uint8_t *at, int32_t offset, int32_t length) {
+  const uint8_t *expected = pool + offset;
+  for (; length >= 16; length -= 16, at += 16, expected += 16) {
+    if (wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(at), wasm_v128_load(expected))) != 0xffff) return 0;
+  }
+  uint32_t same = (uint32_t)wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(at), wasm_v128_load(expected)));
+  uint32_t wanted = (1u << length) - 1;
+  return (same & wanted) == wanted;
+}
+
+static inline uint64_t load64(const uint8_t *at) {
+  uint64_t word;
+  __builtin_memcpy(&word, at, 8);
+  return word;
+}
+
+/** Whether the `length` bytes at `a` and `b` (both within the input and its padding) are equal. */
+static inline int same_bytes(const uint8_t *a, const uint8_t *b, int32_t length) {
+  for (; length >= 8; length -= 8, a += 8, b += 8) {
+    if (load64(a) != load64(b)) return 0;
+  }
+  return length == 0 || ((load64(a) ^ load64(b)) & ((1ull << (length * 8)) - 1)) == 0;
+}
+
+/** The id of the string input[start, start + length) in this call's dictionary; -1 when it is full. */
+static int32_t intern(const uint8_t *start, int32_t length) {
+  uint64_t hash = 0x9e3779b97f4a7c15ull * (uint64_t)(length + 1);
+  int32_t index = 0;
+  for (; index + 8 <= length; index += 8) hash = (hash ^ load64(start + index)) * 0xff51afd7ed558ccdull;
+  if (index < length) {
+    // Whole-word loads past the string stay within the line and its padding; masked off.
+    uint64_t tail = load64(start + index) & ((1ull << ((length - index) * 8)) - 1);
+    hash = (hash ^ tail) * 0xc4ceb9fe1a85ec53ull;
+  }
+  uint32_t key = (uint32_t)(hash >> 32);
+  uint64_t head = length >= 8 ? load64(start) : load64(start) & ((1ull << (length * 8)) - 1);
+  uint32_t slot = key & (TABLE_SLOTS - 1);
+  for (;;) {
+    struct slot *entry = &slots[slot];
+    if (entry->call != call) {
+      if (string_count >= STRING_CAPACITY) {
+        full = 1;
+        return -1;
+      }
+      int32_t id = string_count++;
+      string_offsets[id] = (int32_t)(start - input);
+      string_lengths[id] = length;
+      entry->call = call;
+      entry->hash = key;
+      entry->id = id;
+      entry->length = length;
+      entry->head = head;
+      return id;
+    }
+    if (entry->hash == key && entry->length == length && entry->head == head &&
+        (length <= 8 || same_bytes(input + string_offsets[entry->id] + 8, start + 8, length - 8))) {
+      return entry->id;
+    }
+    slot = (slot + 1) & (TABLE_SLOTS - 1);
+  }
+}
+
+/**
+ * The string value at `*cursor` (ASCII from 0x20 on, no `"` or `\` inside); sets *cursor past its
+ * closing quote. Returns its bytes' start and length through the pointers; 0 when not such a string.
+ */
+static inline int scan_string(const uint8_t **cursor, const uint8_t **start, int32_t *length) {
+  const uint8_t *at = *cursor;
+  if (*at != '"') return 0;
+  const uint8_t *from = ++at;
+  for (;;) {
+    v128_t bytes = wasm_v128_load(at);
+    v128_t stops = wasm_v128_or(
+        wasm_v128_or(wasm_i8x16_eq(bytes, wasm_i8x16_splat('"')), wasm_i8x16_eq(bytes, wasm_i8x16_splat('\\'))),
+        wasm_v128_or(wasm_u8x16_lt(bytes, wasm_i8x16_splat(0x20)), wasm_i8x16_lt(bytes, wasm_i8x16_splat(0))));
+    uint32_t mask = (uint32_t)wasm_i8x16_bitmask(stops);
+    if (mask != 0) {
+      at += __builtin_ctz(mask);
+      break;
+    }
+    at += 16;
+  }
+  if (*at != '"') return 0;
+  *start = from;
+  *length = (int32_t)(at - from);
+  *cursor = at + 1;
+  return 1;
+}
+
+/** Plain digits, 1 to 15 of them, no leading zero (as the JavaScript reader): the value, or -1. */
+static inline double read_u64(const uint8_t **cursor) {
+  const uint8_t *at = *cursor;
+  const uint8_t *from = at;
+  uint64_t value = 0;
+  while ((uint32_t)(*at - '0') < 10) {
+    value = value * 10 + (uint64_t)(*at - '0');
+    at++;
+  }
+  int32_t digits = (int32_t)(at - from);
+  if (digits == 0 || digits > 15 || (digits > 1 && *from == '0')) return -1;
+  *cursor = at;
+  return (double)value;
+}
+
+static inline int push(double value) {
+  if (value_count >= VALUE_CAPACITY) {
+    full = 1;
+    return 0;
+  }
+  values[value_count++] = value;
+  return 1;
+}
+
+/** Reads one field's value at *cursor into `values`; 0 when the line is not canonical here. */
+static int read_value(const uint8_t **cursor, const int32_t *field) {
+  switch (field[2]) {
+    case STRING: {
+      const uint8_t *start;
+      int32_t length;
+      if (!scan_string(cursor, &start, &length)) return 0;
+      int32_t id = intern(start, length);
+      return id >= 0 && push((double)id);
+    }
+    case ENUM: {
+      const uint8_t *start;
+      int32_t length;
+      if (!scan_string(cursor, &start, &length)) return 0;
+      const int32_t *variant = layout + field[4];
+      for (int32_t index = 0; index < field[5]; index++, variant += 2) {
+        if (variant[1] == length && literal_at(start, variant[0], length)) return push((double)index);
+      }
+      return 0;
+    }
+    case U64: {
+      double value = read_u64(cursor);
+      return value >= 0 && push(value);
+    }
+    case BOOLEAN: {
+      const uint8_t *at = *cursor;
+      if (at[0] == 't' && at[1] == 'r' && at[2] == 'u' && at[3] == 'e') {
+        *cursor = at + 4;
+        return push(1);
+      }
+      if (at[0] == 'f' && at[1] == 'a' && at[2] == 'l' && at[3] == 's' && at[4] == 'e') {
+        *cursor = at + 5;
+        return push(0);
+      }
+      return 0;
+    }
+    case STRINGS:
+    case SHAPE: {
+      const uint8_t *at = *cursor;
+      if (*at != '[') return 0;
+      at++;
+      int32_t count_at = value_count;
+      if (!push(0)) return 0;
+      int32_t count = 0;
+      if (*at == ']') {
+        *cursor = at + 1;
+        return 1;
+      }
+      for (;;) {
+        if (field[2] == STRINGS) {
+          const uint8_t *start;
+          int32_t length;
+          if (!scan_string(&at, &start, &length)) return 0;
+          int32_t id = intern(start, length);
+          if (id < 0 || !push((double)id)) return 0;
+        } else {
+          double value = read_u64(&at);
+          if (value < 0 || !push(value)) return 0;
+        }
+        count++;
+        if (*at == ',') {
+          at++;
+          continue;
+        }
+        if (*at != ']') return 0;
+        break;
+      }
+      values[count_at] = (double)count;
+      *cursor = at + 1;
+      return 1;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** The column marker of an absent optional field of `type`. */
+static inline double absent(int32_t type) {
+  switch (type) {
+    case STRING:
+    case U64:
+      return -1;
+    case ENUM:
+      return 255;
+    default:
+      return 0; // boolean false; a list of no elements
+  }
+}
+
+/** Decodes the line at `at` (which ends with the LF at `end`); its kind code, or -1. */
+static int32_t decode_line(const uint8_t *at, const uint8_t *end) {
+  static const uint8_t head[] = "{\"kind\":\"";
+  for (int32_t index = 0; index < 9; index++) {
+    if (at[index] != head[index]) return -1;
+  }
+  at += 9;
+  int32_t kinds = layout[0];
+  for (int32_t kind = 0; kind < kinds; kind++) {
+    const int32_t *entry = layout + layout[1 + kind];
+    int32_t name_length = entry[1];
+    if (!literal_at(at, entry[0], name_length) || at[name_length] != '"') continue;
+    if (!entry[2]) return -1;
+    at += name_length + 1;
+    int32_t fields = entry[3];
+    const int32_t *field = entry + 4;
+    for (int32_t index = 0; index < fields; index++, field += FIELD_INTS) {
+      if (literal_at(at, field[0], field[1])) {
+        at += field[1];
+        if (!read_value(&at, field)) return -1;
+      } else if (field[3]) {
+        if (!push(absent(field[2]))) return -1;
+      } else {
+        return -1;
+      }
+    }
+    return at[0] == '}' && at + 1 == end ? kind : -1;
+  }
+  return -1;
+}
+
+/** Index of the first LF at or after `at` before `stop`, or -1. */
+static int32_t line_feed(const uint8_t *at, const uint8_t *stop) {
+  while (at + 16 <= stop) {
+    uint32_t mask = (uint32_t)wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(at), wasm_i8x16_splat('\n')));
+    if (mask != 0) return (int32_t)(at - input) + __builtin_ctz(mask);
+    at += 16;
+  }
+  while (at < stop && *at != '\n') at++;
+  return at < stop ? (int32_t)(at - input) : -1;
+}
+
+/**
+ * Decodes the LF-terminated lines of input[0, length): returns how many lines it recorded (a last
+ * line without its LF is not one). It stops early when a table fills; the caller decodes again from
+ * the first line not recorded.
+ */
+__attribute__((export_name("decode"))) int32_t decode(int32_t length) {
+  if (length < 0 || length > INPUT_CAPACITY) return 0;
+  call++;
+  string_count = 0;
+  value_count = 0;
+  full = 0;
+  // A line's last value may be scanned up to 16 bytes on: the padding must not look like a value.
+  for (int32_t index = 0; index < 16; index++) input[length + index] = 0;
+  const uint8_t *stop = input + length;
+  int32_t lines = 0;
+  int32_t start = 0;
+  while (lines < LINE_CAPACITY) {
+    int32_t end = line_feed(input + start, stop);
+    if (end < 0) break;
+    int32_t first_value = value_count;
+    int32_t kind = decode_line(input + start, input + end);
+    if (full) break;
+    if (kind < 0) value_count = first_value;
+    line_starts[lines] = start;
+    line_ends[lines] = end;
+    line_kinds[lines] = kind;
+    line_values[lines] = first_value;
+    lines++;
+    start = end + 1;
+  }
+  return lines;
+}
