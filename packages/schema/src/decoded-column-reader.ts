@@ -132,10 +132,7 @@ export function compileDecodedColumnReader(
   >({ asciiText, flatSlot: KindColumns.flatSlot }, readerSource(layouts), compile);
   return (batch) => {
     const fallback = javascript(batch);
-    const decoder =
-      bind === undefined || (globalThis as any).process?.env?.CG_NO_WASM
-        ? undefined
-        : createCanonicalDecoder(layouts); // TEMP-AB
+    const decoder = bind === undefined ? undefined : createCanonicalDecoder(layouts);
     if (bind === undefined || decoder === undefined) return Object.assign(fallback, { forget() {} });
     return bind(batch, decoder, fallback);
   };
