@@ -16,6 +16,8 @@ export interface CliContext {
   cwd: string;
   env: Readonly<Record<string, string | undefined>>;
   version: string;
+  /** Milliseconds from an arbitrary origin, for progress rates (default `performance.now`). */
+  now?: () => number;
 }
 
 /** Builds the context of a real process: NO_COLOR (any non-empty value) and FORCE_COLOR are honoured. */

@@ -71,12 +71,13 @@ export function asCliError(error: unknown, path: string): unknown {
 /** A progress line on stderr, redrawn when the share done changes; `clear` removes it. */
 function progressReporter(path: string, size: number, context: CliContext) {
   let lastPercent = -1;
-  const started = performance.now();
+  const now = context.now ?? (() => performance.now());
+  const started = now();
   return {
     report(done: number): void {
       const percent = Math.floor((done / size) * 100);
       if (percent === lastPercent) return;
-      context.stderr(`\r\u001b[K${progressLine("reading", path, done, size, performance.now() - started)}`);
+      context.stderr(`\r\u001b[K${progressLine("reading", path, done, size, now() - started)}`);
       lastPercent = percent;
     },
     clear(): void {

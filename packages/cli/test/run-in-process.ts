@@ -3,7 +3,13 @@ import { type CliContext, runCli } from "../src/index.js";
 /** Runs `cg-trace` in this process with captured output. */
 export async function runInProcess(
   argv: string[],
-  options: { cwd?: string; color?: boolean; env?: Record<string, string>; stderrIsTty?: boolean } = {},
+  options: {
+    cwd?: string;
+    color?: boolean;
+    env?: Record<string, string>;
+    stderrIsTty?: boolean;
+    now?: () => number;
+  } = {},
 ) {
   let stdout = "";
   let stderr = "";
@@ -19,6 +25,7 @@ export async function runInProcess(
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? {},
     version: "0.0.0-test",
+    ...(options.now === undefined ? {} : { now: options.now }),
   };
   const exitCode = await runCli(argv, context);
   return { exitCode, stdout, stderr };

@@ -19,6 +19,7 @@ function clangArguments(output: string): string[] {
     "--target=wasm32",
     "-O3",
     "-msimd128",
+    "-mbulk-memory",
     "-nostdlib",
     "-ffile-prefix-map=" + fileURLToPath(new URL("..", import.meta.url)) + "=.",
     "-Wall",

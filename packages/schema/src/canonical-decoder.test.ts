@@ -1,6 +1,7 @@
 // The committed WebAssembly module is clang's build of wasm/canonical-decoder.c (the test tools
 // install clang and lld), and a decoder reads the layout table it is given, not a copy of its own.
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   clangVersion,
@@ -9,6 +10,7 @@ import {
   renderDecoderModule,
 } from "../scripts/canonical-decoder-build.js";
 import { createCanonicalDecoder } from "./canonical-decoder.js";
+import { formatCanonicalFloat } from "./encode-float.js";
 import { EVENT_LAYOUTS, type EventLayoutTable } from "./event-layouts.js";
 
 const encoder = new TextEncoder();
@@ -54,10 +56,57 @@ describe("the canonical decoder", () => {
     expect(kindsOf(renamed, line.replace("duration_ns", "elapsed_ns"))).toEqual([spanEnd]);
   });
 
-  it("declines kinds with a field type it has no reader for (floats, string maps)", () => {
-    const gradient = '{"kind":"gradient","event_id":"g1","root":"r","key":"k","state":"zero","norm":1.5}\n';
+  it("declines kinds with a string map, and floats in forms its fast path does not take", () => {
+    const gradient = (norm: string) =>
+      `{"kind":"gradient","event_id":"g1","root":"r","key":"k","state":"present","norm":${norm}}\n`;
     const meta =
       '{"kind":"meta","schema":"candle-graph/trace/6","run_id":"r","correlation_id":"c","entrypoint":"e","phase":"train","timestamp":"2025-01-01T00:00:00Z","capture_step":1,"warmup_steps":0,"device":"cpu","measured_region_device_synchronized":true,"timing_mode":"host","tags":{}}\n';
-    expect(kindsOf(EVENT_LAYOUTS, gradient + meta)).toEqual([-1, -1]);
+    const code = Object.keys(EVENT_LAYOUTS).indexOf("gradient");
+    const forms = ["1.5", "-0.25", "0", "123456789012345", "1e-7", "1.0E3", "1234567890123456", "01.5", "1."];
+    expect(kindsOf(EVENT_LAYOUTS, forms.map(gradient).join("") + meta)).toEqual([
+      code,
+      code,
+      code,
+      code,
+      -1,
+      -1,
+      -1,
+      -1,
+      -1,
+      -1,
+    ]);
+  });
+
+  it("reads a float as Number() reads its text, or declines it", () => {
+    const decoder = createCanonicalDecoder(EVENT_LAYOUTS);
+    if (decoder === undefined) throw new Error("no decoder");
+    let read = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.double({ noNaN: true, noDefaultInfinity: true }).map(formatCanonicalFloat),
+          fc
+            .tuple(fc.integer({ min: -1e9, max: 1e9 }), fc.nat(22))
+            .map(([digits, scale]) =>
+              (digits / 10 ** Math.min(scale, 6)).toFixed(
+                Math.min(scale, 15 - String(Math.abs(digits)).length),
+              ),
+            ),
+        ),
+        (text) => {
+          const bytes = encoder.encode(
+            `{"kind":"gradient","event_id":"g","root":"r","key":"k","state":"present","norm":${text}}\n`,
+          );
+          decoder.input.set(bytes);
+          if (decoder.decode(bytes.length) !== 1 || (decoder.lineKinds[0] as number) < 0) return;
+          // norm is the last field: the line's last value.
+          const values = decoder.values.subarray(decoder.lineValues[0] as number);
+          expect(Object.is(values[4], Number(text))).toBe(true);
+          read++;
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(read).toBeGreaterThan(1000);
   });
 });

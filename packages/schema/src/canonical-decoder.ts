@@ -13,6 +13,7 @@ const TYPE_CODES: Partial<Record<WireType, number>> = {
   boolean: 3,
   strings: 4,
   shape: 5,
+  f64: 6,
 };
 
 interface DecoderExports {

@@ -22,7 +22,7 @@ export interface ColumnLineReader extends CanonicalColumnReader {
 
 /** Whether the decoder reads `layout` (its writer in canonical-decoder.ts declines the others). */
 function decodable(layout: EventLayout): boolean {
-  return layout.fields.every((field) => field.type !== "f64" && field.type !== "string_map");
+  return layout.fields.every((field) => field.type !== "string_map");
 }
 
 /** The function committing kind `code`'s decoded values from `V[v]` on as the batch's next row. */
@@ -41,7 +41,7 @@ function commitSource(layout: EventLayout, code: number): string {
         body += `for (let n = V[v++]; n > 0; n--) {\nconst at = flatSlot(${column});\n${column}.flat[at] = ${element};\n}\n`;
         break;
       }
-      default: // enum index, boolean 0/1, u64: the decoder wrote the column's own numbers and markers
+      default: // enum index, boolean 0/1, u64, f64: the decoder wrote the column's numbers and markers
         body += `${column}.values[r] = V[v++];\n`;
     }
   });

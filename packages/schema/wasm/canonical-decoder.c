@@ -1,12 +1,13 @@
 // The canonical-bytes tier in WebAssembly: decodes every canonical line of a piece of a trace in one
-// call, into values the generated JavaScript commits to a ColumnBatch (wasm-column-reader.ts).
+// call, into values that generated JavaScript commits to a ColumnBatch (decoded-column-reader.ts).
 //
 // The wire facts come from the layout table at run time: JavaScript writes each kind's name, its
 // fields' key literals (`,"name":`), types, presence and enum variants into `layout` and `pool`
-// (wasm-decoder-layout.ts), so this file holds no fact of the format. It accepts a subset of what the
+// (canonical-decoder.ts), so this file holds no fact of the format. It accepts a subset of what the
 // JavaScript canonical reader accepts and yields the same values: no white space anywhere, ASCII
-// strings without escapes, plain integers of at most 15 digits, `}` followed by LF. Any other line
-// is declined (kind -1) and the JavaScript tiers decide it, as they decide every line today.
+// strings without escapes, plain integers and decimals of at most 15 digits, `}` followed by LF, and
+// no kind with a string map (`meta`). Any other line is declined (kind -1) and the JavaScript tiers
+// decide it, as they decide every line without the decoder.
 //
 // Per line it records where the line starts and ends, its kind code and where its values start in
 // `values`: one double per field in layout order (a string as its id in this call's dictionary, an
@@ -26,7 +27,7 @@
 #define LAYOUT_CAPACITY 4096
 #define POOL_CAPACITY 16384
 
-enum { STRING = 0, ENUM = 1, U64 = 2, BOOLEAN = 3, STRINGS = 4, SHAPE = 5 };
+enum { STRING = 0, ENUM = 1, U64 = 2, BOOLEAN = 3, STRINGS = 4, SHAPE = 5, F64 = 6 };
 /** Per field in `layout`: literal offset and length in `pool`, type, optional, first variant, variant count. */
 enum { FIELD_INTS = 6 };
 
@@ -190,6 +191,40 @@ static inline double read_u64(const uint8_t **cursor) {
   return (double)value;
 }
 
+/** Powers of ten exact as doubles (10^0 .. 10^22). */
+static const double EXACT_TENS[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/**
+ * A float of the form -?(0|[1-9][0-9]*)(.[0-9]+)? with at most 15 digits in all, through *value;
+ * 0 for any other form (exponents, longer numbers), which the JavaScript reader takes. Its digits
+ * make an integer below 2^53 and its scale a power of ten exact as a double, so one division gives
+ * the correctly rounded value: the double Number() gives for the same text (Clinger's fast path).
+ */
+static inline int read_f64(const uint8_t **cursor, double *value) {
+  const uint8_t *at = *cursor;
+  int negative = *at == '-';
+  if (negative) at++;
+  const uint8_t *from = at;
+  uint64_t digits = 0;
+  while ((uint32_t)(*at - '0') < 10) digits = digits * 10 + (uint64_t)(*at++ - '0');
+  int32_t whole = (int32_t)(at - from);
+  if (whole == 0 || (whole > 1 && *from == '0')) return 0;
+  int32_t fraction = 0;
+  if (*at == '.') {
+    at++;
+    const uint8_t *point = at;
+    while ((uint32_t)(*at - '0') < 10) digits = digits * 10 + (uint64_t)(*at++ - '0');
+    fraction = (int32_t)(at - point);
+    if (fraction == 0) return 0;
+  }
+  if (whole + fraction > 15 || *at == 'e' || *at == 'E') return 0;
+  double magnitude = (double)digits / EXACT_TENS[fraction];
+  *value = negative ? -magnitude : magnitude;
+  *cursor = at;
+  return 1;
+}
+
 static inline int push(double value) {
   if (value_count >= VALUE_CAPACITY) {
     full = 1;
@@ -222,6 +257,10 @@ static int read_value(const uint8_t **cursor, const int32_t *field) {
     case U64: {
       double value = read_u64(cursor);
       return value >= 0 && push(value);
+    }
+    case F64: {
+      double value;
+      return read_f64(cursor, &value) && push(value);
     }
     case BOOLEAN: {
       const uint8_t *at = *cursor;
@@ -283,8 +322,33 @@ static inline double absent(int32_t type) {
       return -1;
     case ENUM:
       return 255;
+    case F64:
+      return __builtin_nan("");
     default:
       return 0; // boolean false; a list of no elements
+  }
+}
+
+// The kinds by the first letter of their name, so a line is compared with one or two names only.
+#define KINDS_PER_LETTER 4
+static int8_t kinds_by_letter[256][KINDS_PER_LETTER];
+
+/** Fills kinds_by_letter from the layout table (cheap: once per decode call). */
+static void index_kinds(void) {
+  for (int32_t letter = 0; letter < 256; letter++) {
+    for (int32_t slot = 0; slot < KINDS_PER_LETTER; slot++) kinds_by_letter[letter][slot] = -1;
+  }
+  int32_t kinds = layout[0];
+  for (int32_t kind = 0; kind < kinds && kind < 128; kind++) {
+    const int32_t *entry = layout + layout[1 + kind];
+    if (entry[1] == 0) continue;
+    int8_t *slots = kinds_by_letter[pool[entry[0]]];
+    for (int32_t slot = 0; slot < KINDS_PER_LETTER; slot++) {
+      if (slots[slot] < 0) {
+        slots[slot] = (int8_t)kind;
+        break;
+      }
+    }
   }
 }
 
@@ -295,8 +359,9 @@ static int32_t decode_line(const uint8_t *at, const uint8_t *end) {
     if (at[index] != head[index]) return -1;
   }
   at += 9;
-  int32_t kinds = layout[0];
-  for (int32_t kind = 0; kind < kinds; kind++) {
+  const int8_t *candidates = kinds_by_letter[at[0]];
+  for (int32_t slot = 0; slot < KINDS_PER_LETTER && candidates[slot] >= 0; slot++) {
+    int32_t kind = candidates[slot];
     const int32_t *entry = layout + layout[1 + kind];
     int32_t name_length = entry[1];
     if (!literal_at(at, entry[0], name_length) || at[name_length] != '"') continue;
@@ -341,6 +406,7 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
   string_count = 0;
   value_count = 0;
   full = 0;
+  index_kinds();
   // A line's last value may be scanned up to 16 bytes on: the padding must not look like a value.
   for (int32_t index = 0; index < 16; index++) input[length + index] = 0;
   const uint8_t *stop = input + length;
