@@ -3,11 +3,10 @@
 //  1. readColumnBatches with every column consumed (support/consume-columns.ts: the same checksum
 //     as support/consume-event.ts over every field of every event) against the bare chunk-split +
 //     JSON.parse loop, cold (a fresh process, no warm-up: the first read of a program) and warm (a
-//     5 MB read first) beside it; the event-object readers (readTraceEvents, readTraceBatches) against
-//     the same loop in the same cold setting, and events built from column batches (`batch.event`)
-//     against readTraceBatches: what building the event API on the batches would cost; the cold
-//     readers again on the commands' 1 GiB trace, where a process's fixed JIT warm-up (about 0.2 s
-//     of CPU, most of it TurboFan compiling the generated readers) weighs a tenth as much;
+//     5 MB read first) beside it; the event-object readers (readTraceEvents, readTraceBatches, whose
+//     events are made from the column batches) against the same loop in the same cold setting; the
+//     cold readers again on the commands' 1 GiB trace, where a process's fixed JIT warm-up weighs a
+//     tenth as much;
 //  2. `cg-trace validate` and `cg-trace summary` (the built binary as users run it, in a `node` of
 //     its own: start, module loading and heap settings counted; output discarded) against DuckDB's
 //     read_json of the file into a table of all columns on one thread, cold, as CPU MB/s per core
@@ -25,7 +24,7 @@ import { bareJsonParseRead, batchRead, duckdbContender, validatingRead } from ".
 import { type ContenderFactory, compareInProcesses, type ProcessComparison } from "./process-harness.js";
 import { type BinaryRun, runBinary } from "./support/binary-run.js";
 import { columnsTerm } from "./support/consume-columns.js";
-import { type Consumed, eventTerm } from "./support/consume-event.js";
+import type { Consumed } from "./support/consume-event.js";
 import { generateWriterShapedTrace, sharedWriterShapedTrace } from "./support/writer-shaped-trace.js";
 
 /** Subject: every column of every batch consumed. */
@@ -34,17 +33,6 @@ async function columnRead(path: string): Promise<Consumed> {
   let events = 0;
   for await (const batch of readColumnBatches(path)) {
     checksum = (checksum + columnsTerm(batch)) | 0;
-    events += batch.size;
-  }
-  return { checksum, events };
-}
-
-/** Subject: every event built from the column batches (512 a batch, as readTraceBatches), every field consumed. */
-async function columnEventRead(path: string): Promise<Consumed> {
-  let checksum = 0;
-  let events = 0;
-  for await (const batch of readColumnBatches(path, { batchSize: 512 })) {
-    for (let at = 0; at < batch.size; at++) checksum = (checksum + eventTerm(batch.event(at))) | 0;
     events += batch.size;
   }
   return { checksum, events };
@@ -95,7 +83,6 @@ const readers: Record<string, ContenderFactory> = {
   "chunk-split + JSON.parse, cold": reader(bareJsonParseRead, false),
   "readTraceEvents, cold": reader(validatingRead, false),
   "readTraceBatches, cold": reader(batchRead, false),
-  "events from column batches, cold": reader(columnEventRead, false),
   "readColumnBatches, warm": reader(columnRead, true),
   "chunk-split + JSON.parse, warm": reader(bareJsonParseRead, true),
 };
@@ -122,19 +109,13 @@ const readerComparisons: ProcessComparison[] = [
     baseline: "chunk-split + JSON.parse, cold",
     mode: "speedup",
     target: 2,
-    note: "the event-object reader, sharing the columnar reader's cursor, tiers and checks",
+    note: "the event-object reader: events made from the column batches",
   },
   {
     subject: "readTraceBatches, cold",
     baseline: "chunk-split + JSON.parse, cold",
     mode: "speedup",
     target: 2,
-  },
-  {
-    subject: "events from column batches, cold",
-    baseline: "readTraceBatches, cold",
-    mode: "cost",
-    note: "the event API built on the batches instead of its own generated object readers",
   },
   {
     subject: "readColumnBatches, warm",

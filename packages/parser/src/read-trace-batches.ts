@@ -1,9 +1,11 @@
 // The batch form of `readTraceEvents`: events arrive as arrays (up to `batchSize` each, default
 // 512), one promise per batch instead of one per event, for consumers that loop over many events
-// at once (a columnar load, an aggregate).
+// at once (a columnar load, an aggregate). Built on the column read: each column batch's events are
+// made from its columns (`ColumnBatch.event`), which costs less than decoding lines into objects.
+import { ColumnBatch } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
-import { createProcessor, processChunks } from "./process-chunks.js";
-import type { TraceEventRecord } from "./read-trace-events.js";
+import { createColumnProcessor, processChunks } from "./process-chunks.js";
+import { type TraceEventRecord, takeRecords } from "./read-trace-events.js";
 import type { TraceSource } from "./trace-source.js";
 
 export interface BatchReadOptions extends ReadOptions {
@@ -20,6 +22,13 @@ export interface BatchReadOptions extends ReadOptions {
  */
 const DEFAULT_BATCH_SIZE = 512;
 
+/** The batch's events as a new array of records (the batch is cleared). */
+function records(batch: ColumnBatch): TraceEventRecord[] {
+  const taken: TraceEventRecord[] = [];
+  takeRecords(batch, taken);
+  return taken;
+}
+
 /**
  * Reads validated events like `readTraceEvents` — same sources, modes, order, line numbers and
  * errors — in arrays. A defect throws after the batch holding the events before it was delivered.
@@ -31,22 +40,16 @@ export async function* readTraceBatches(
 ): AsyncGenerator<TraceEventRecord[], void, undefined> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!(batchSize >= 1)) throw new RangeError(`batchSize must be at least 1, got ${batchSize}`);
-  let batch: TraceEventRecord[] = [];
-  const processor = createProcessor(source, options, (event, line, index) => {
-    batch.push({ event, line, index });
-  });
+  const columns = new ColumnBatch();
+  const processor = createColumnProcessor(source, options, columns);
   let failure: { error: unknown } | undefined;
   try {
     for await (const _ of processChunks(source, processor, batchSize)) {
-      if (batch.length > 0) {
-        const full = batch;
-        batch = [];
-        yield full;
-      }
+      if (columns.size > 0) yield records(columns);
     }
   } catch (error) {
     failure = { error };
   }
-  if (batch.length > 0) yield batch;
+  if (columns.size > 0) yield records(columns);
   if (failure !== undefined) throw failure.error;
 }

@@ -1,6 +1,6 @@
-import type { TraceEvent } from "@cg/schema/core";
+import { ColumnBatch, type TraceEvent } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
-import { createProcessor, processChunks } from "./process-chunks.js";
+import { createColumnProcessor, processChunks } from "./process-chunks.js";
 import type { TraceSource } from "./trace-source.js";
 
 /** One validated event with where it came from. */
@@ -10,6 +10,26 @@ export interface TraceEventRecord {
   line: number;
   /** 0-based index among non-blank lines. */
   index: number;
+}
+
+/**
+ * Writes the events of `batch` (made from its columns, or the text tiers' own objects) with their
+ * lines and indexes into `records` from index `from` on, clears the batch, and returns the index
+ * after the last one written.
+ */
+export function takeRecords(
+  batch: ColumnBatch,
+  records: (TraceEventRecord | undefined)[],
+  from = 0,
+): number {
+  const lines = batch.lines;
+  const indexes = batch.indexes;
+  let to = from;
+  for (let at = 0; at < batch.size; at++) {
+    records[to++] = { event: batch.event(at), line: lines[at] as number, index: indexes[at] as number };
+  }
+  batch.clear();
+  return to;
 }
 
 /**
@@ -47,10 +67,11 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
   #reading: Promise<unknown> | undefined;
   #done = false;
 
+  /** The column batch the processor reads into; its events become records after each step. */
+  readonly #batch = new ColumnBatch();
+
   constructor(source: TraceSource, options: ReadOptions) {
-    const processor = createProcessor(source, options, (event, line, index) => {
-      this.#records[this.#filled++] = { event, line, index };
-    });
+    const processor = createColumnProcessor(source, options, this.#batch);
     this.#chunks = processChunks(source, processor, EVENTS_PER_STEP);
   }
 
@@ -89,6 +110,8 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
       } catch (error) {
         this.#error = { value: error };
       }
+      // The events before a defect are handed out before its error.
+      this.#filled = takeRecords(this.#batch, this.#records, this.#filled);
       this.#count = this.#filled;
       if (this.#count > 0) return this.next();
     }
@@ -110,6 +133,7 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
     this.#done = true;
     this.#error = undefined;
     this.#records.length = 0;
+    this.#batch.clear();
     this.#filled = 0;
     this.#count = 0;
     this.#position = 0;
