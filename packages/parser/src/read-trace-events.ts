@@ -48,7 +48,7 @@ const EVENTS_PER_STEP = 256;
 class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undefined> {
   readonly #chunks: AsyncGenerator<void>;
   /**
-   * The records of the current step, written from index 0 by the sink. One array for the whole
+   * The records of the current step, written from index 0 by takeRecords. One array for the whole
    * read, its slots cleared as they are handed out: a fresh array per step regrew its backing store
    * half a dozen times per step.
    */
