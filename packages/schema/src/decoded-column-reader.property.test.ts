@@ -211,6 +211,45 @@ describe("decodedColumnReader", () => {
     );
   });
 
+  it("reads right when more readers than the pool has take turns line by line", () => {
+    // Six readers, four decoders: a reader whose decoder was taken decodes its piece again.
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(canonicalSubset, { minLength: 1, maxLength: 12 }), { minLength: 6, maxLength: 6 }),
+        fc.array(fc.nat(5), { minLength: 20, maxLength: 80 }),
+        (groups, turns) => {
+          const readers = groups.map((events) => {
+            const bytes = piece(events.map((event) => encodeTraceEvent(event)));
+            const plainBatch = new ColumnBatch();
+            const decodedBatch = new ColumnBatch();
+            return {
+              bytes,
+              start: 0,
+              line: 1,
+              plain: canonicalColumnReader(plainBatch),
+              decoded: decodedColumnReader(decodedBatch),
+              plainBatch,
+              decodedBatch,
+            };
+          });
+          for (const turn of turns) {
+            const reader = readers[turn] as (typeof readers)[number];
+            if (reader.start >= reader.bytes.length) continue;
+            const { bytes, start, line } = reader;
+            const end = reader.plain(bytes, start, line, line - 1);
+            expect(reader.decoded(bytes, start, line, line - 1)).toBe(end);
+            reader.start = bytes.indexOf(10, start) + 1;
+            reader.line++;
+          }
+          for (const reader of readers) {
+            expect(contents(reader.decodedBatch)).toEqual(contents(reader.plainBatch));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("decodes again where a piece overflows the decoder's tables", () => {
     // More distinct strings (tensor ids) than one decode holds: it stops, and goes on from there.
     const lines: string[] = [];

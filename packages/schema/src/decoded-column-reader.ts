@@ -6,7 +6,7 @@
 // accepts lines that tier accepts, with the same values (a property test holds the two equal).
 import { asciiText } from "./ascii-text.js";
 import { type CanonicalColumnReader, compileCanonicalColumnReader } from "./canonical-column-reader.js";
-import { type CanonicalDecoder, createCanonicalDecoder } from "./canonical-decoder.js";
+import { DecoderPool } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
 import { EVENT_LAYOUTS, type EventLayout, type EventLayoutTable } from "./event-layouts.js";
 import { generatedFunction, type SourceCompiler } from "./generated-function.js";
@@ -61,44 +61,62 @@ function readerSource(layouts: EventLayoutTable): string {
     commits += commitSource(layout, code);
     cases += `case ${code}: commit${code}(LV[at]); break;\n`;
   });
-  return `return function bind(batch, D, fallback) {
-${bound}const V = D.values, LS = D.lineStarts, LE = D.lineEnds, LK = D.lineKinds, LV = D.lineValues;
-const SO = D.stringOffsets, SL = D.stringLengths, IN = D.input, capacity = D.inputCapacity;
-// The batch's id of each of the last call's string ids, valid while \`stamps[w] === stamp\`: the
-// stamp changes with every call and with every new dictionary (the batch cleared).
-const ids = new Int32Array(SO.length);
-const stamps = new Int32Array(SO.length);
-let stamp = 1, generation = -1, source = null, base = 0, count = 0, next = 0;
+  return `return function bind(batch, pool, fallback) {
+${bound}// The decoder this reader holds, claimed from the pool when it decodes, and its views.
+const me = {};
+let D, V, LS, LE, LK, LV, SO, SL, IN, ids, stamps, capacity = 0;
+let generation = -1, source = null, base = 0, count = 0, next = 0;
+function claim() {
+D = pool.claim(me);
+if (D === undefined) return false;
+V = D.values;
+LS = D.lineStarts;
+LE = D.lineEnds;
+LK = D.lineKinds;
+LV = D.lineValues;
+SO = D.stringOffsets;
+SL = D.stringLengths;
+IN = D.input;
+ids = D.ids;
+stamps = D.stamps;
+capacity = D.inputCapacity;
+return true;
+}
+// The batch's id of a string id of the last call (see CanonicalDecoder.ids).
 function sid(w) {
 if (w < 0) return w;
-if (stamps[w] === stamp) return ids[w];
+if (stamps[w] === D.stamp) return ids[w];
 const at = SO[w];
 const id = B.intern(asciiText(IN, at, at + SL[w]));
-stamps[w] = stamp;
+stamps[w] = D.stamp;
 ids[w] = id;
 return id;
 }
 ${commits}function decodeFrom(bytes, start) {
+source = null;
+count = 0;
+next = 0;
+if ((D === undefined || D.owner !== me) && !claim()) return;
 const length = Math.min(bytes.length - start, capacity);
 IN.set(bytes.subarray(start, start + length));
 count = D.decode(length);
-next = 0;
 base = start;
 source = bytes;
-stamp++;
+D.stamp++;
 }
 function read(bytes, start, line, index) {
 if (B.generation !== generation) {
 generation = B.generation;
-stamp++;
+if (D !== undefined) D.stamp++;
 }
-if (bytes !== source) decodeFrom(bytes, start);
+// Another reader's call may have taken the decoder since: this piece is decoded again.
+if (bytes !== source || D.owner !== me) decodeFrom(bytes, start);
 else {
 // Lines the processor skipped (blank, other kinds) are stepped over.
 while (next < count && LS[next] + base < start) next++;
 if (next >= count || LS[next] + base !== start) decodeFrom(bytes, start);
 }
-// Not decoded: longer than the decoder's input, or the last line without its LF.
+// Not decoded: longer than the decoder's input, the last line without its LF, or no decoder.
 if (next >= count) return fallback(bytes, start, line, index);
 const at = next++;
 const code = LK[at];
@@ -118,8 +136,8 @@ return read;
 }
 
 /**
- * The decoded column reader of `layouts`, as a function of the batch it fills; each reader has a
- * decoder of its own. Where there is no decoder or code generation is forbidden, the JavaScript
+ * The decoded column reader of `layouts`, as a function of the batch it fills; its readers share a
+ * pool of decoders (`DecoderPool`). Where there is no decoder or code generation is forbidden, the JavaScript
  * tier's reader alone.
  */
 export function compileDecodedColumnReader(
@@ -128,13 +146,13 @@ export function compileDecodedColumnReader(
 ): (batch: ColumnBatch) => ColumnLineReader {
   const javascript = compileCanonicalColumnReader(layouts, compile);
   const bind = generatedFunction<
-    (batch: ColumnBatch, decoder: CanonicalDecoder, fallback: CanonicalColumnReader) => ColumnLineReader
+    (batch: ColumnBatch, pool: DecoderPool, fallback: CanonicalColumnReader) => ColumnLineReader
   >({ asciiText, flatSlot: KindColumns.flatSlot }, readerSource(layouts), compile);
+  const pool = new DecoderPool(layouts);
   return (batch) => {
     const fallback = javascript(batch);
-    const decoder = bind === undefined ? undefined : createCanonicalDecoder(layouts);
-    if (bind === undefined || decoder === undefined) return Object.assign(fallback, { forget() {} });
-    return bind(batch, decoder, fallback);
+    if (bind === undefined) return Object.assign(fallback, { forget() {} });
+    return bind(batch, pool, fallback);
   };
 }
 
