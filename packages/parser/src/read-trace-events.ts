@@ -17,11 +17,7 @@ export interface TraceEventRecord {
  * lines and indexes into `records` from index `from` on, clears the batch, and returns the index
  * after the last one written.
  */
-export function takeRecords(
-  batch: ColumnBatch,
-  records: (TraceEventRecord | undefined)[],
-  from = 0,
-): number {
+export function takeRecords(batch: ColumnBatch, records: (TraceEventRecord | undefined)[], from = 0): number {
   const lines = batch.lines;
   const indexes = batch.indexes;
   let to = from;

@@ -33,7 +33,7 @@ const MUTATIONS: ((line: string) => string)[] = [
   (line) => line.replace(/\[(\d)/, "[ $1"),
   (line) => line.replace(/"(activation|alloc|free|weight|gradient)"/, '"Activation"'),
   (line) => line.replace(/true/, "True"),
-  (line) => "",
+  () => "",
 ];
 
 /** Half the lines as written, the other half rewritten by one of MUTATIONS. */
