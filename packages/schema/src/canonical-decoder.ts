@@ -3,7 +3,7 @@
 // Where WebAssembly is missing, forbidden, or refuses a synchronous compile (a browser page's main
 // thread may), there is no decoder and the JavaScript tiers read every line, with the same result.
 import { CANONICAL_DECODER_MODULE } from "./canonical-decoder-module.generated.js";
-import type { EventLayoutTable, WireType } from "./event-layouts.js";
+import type { EventLayout, EventLayoutTable, WireType } from "./event-layouts.js";
 
 /** The decoder's type codes (canonical-decoder.c); types without one make a kind unreadable. */
 const TYPE_CODES: Partial<Record<WireType, number>> = {
@@ -15,6 +15,11 @@ const TYPE_CODES: Partial<Record<WireType, number>> = {
   shape: 5,
   f64: 6,
 };
+
+/** Whether the decoder reads lines of `layout`: every field of a type it has a reader for. */
+export function decoderReads(layout: EventLayout): boolean {
+  return layout.fields.every((field) => TYPE_CODES[field.type] !== undefined);
+}
 
 interface DecoderExports {
   readonly memory: WebAssembly.Memory;
@@ -100,7 +105,7 @@ function writeLayouts(exports: DecoderExports, layouts: EventLayoutTable): boole
   const variantsAt: { field: number; variants: readonly string[] }[] = [];
   kinds.forEach((kind, code) => {
     ints[1 + code] = ints.length;
-    const readable = kind.fields.every((field) => TYPE_CODES[field.type] !== undefined);
+    const readable = decoderReads(kind);
     text(kind.kind);
     ints.push(readable ? 1 : 0, kind.fields.length);
     // Per field: its key literal, type, whether optional, where its variants are and how many.

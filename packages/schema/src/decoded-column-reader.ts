@@ -6,7 +6,7 @@
 // accepts lines that tier accepts, with the same values (a property test holds the two equal).
 import { asciiText } from "./ascii-text.js";
 import { type CanonicalColumnReader, compileCanonicalColumnReader } from "./canonical-column-reader.js";
-import { DecoderPool } from "./canonical-decoder.js";
+import { DecoderPool, decoderReads } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
 import { EVENT_LAYOUTS, type EventLayout, type EventLayoutTable } from "./event-layouts.js";
 import { generatedFunction, type SourceCompiler } from "./generated-function.js";
@@ -18,11 +18,6 @@ import { KindColumns } from "./kind-columns.js";
  */
 export interface ColumnLineReader extends CanonicalColumnReader {
   forget(): void;
-}
-
-/** Whether the decoder reads `layout` (its writer in canonical-decoder.ts declines the others). */
-function decodable(layout: EventLayout): boolean {
-  return layout.fields.every((field) => field.type !== "string_map");
 }
 
 /** The function committing kind `code`'s decoded values from `V[v]` on as the batch's next row. */
@@ -53,7 +48,7 @@ function readerSource(layouts: EventLayoutTable): string {
   let commits = "";
   let cases = "";
   Object.values(layouts).forEach((layout, code) => {
-    if (!decodable(layout)) return;
+    if (!decoderReads(layout)) return;
     bound += `const K${code} = B.columns[${code}];\n`;
     layout.fields.forEach((_, index) => {
       bound += `const F${code}_${index} = K${code}.fields[${index}];\n`;
