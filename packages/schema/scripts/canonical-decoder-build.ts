@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const decoderSourcePath = fileURLToPath(new URL("../wasm/canonical-decoder.c", import.meta.url));
+const decoderSourcePath = fileURLToPath(new URL("../wasm/canonical-decoder.c", import.meta.url));
 export const generatedModulePath = fileURLToPath(
   new URL("../src/canonical-decoder-module.generated.ts", import.meta.url),
 );

@@ -39,6 +39,8 @@ interface DecoderExports {
   valueCapacity(): number;
   stringCapacity(): number;
   layoutCapacity(): number;
+  /** Derives the decoder's index of kinds by first letter from the layout table just written. */
+  indexLayout(): void;
   poolCapacity(): number;
 }
 
@@ -123,6 +125,7 @@ function writeLayouts(exports: DecoderExports, layouts: EventLayoutTable): boole
   }
   if (ints.length > layout.length) return false;
   layout.set(ints);
+  exports.indexLayout();
   return true;
 }
 

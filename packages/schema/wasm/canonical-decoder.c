@@ -333,8 +333,8 @@ static inline double absent(int32_t type) {
 #define KINDS_PER_LETTER 4
 static int8_t kinds_by_letter[256][KINDS_PER_LETTER];
 
-/** Fills kinds_by_letter from the layout table (cheap: once per decode call). */
-static void index_kinds(void) {
+/** Fills kinds_by_letter from the layout table: called once, after JavaScript wrote the table. */
+__attribute__((export_name("indexLayout"))) void index_layout(void) {
   for (int32_t letter = 0; letter < 256; letter++) {
     for (int32_t slot = 0; slot < KINDS_PER_LETTER; slot++) kinds_by_letter[letter][slot] = -1;
   }
@@ -406,7 +406,6 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
   string_count = 0;
   value_count = 0;
   full = 0;
-  index_kinds();
   // A line's last value may be scanned up to 16 bytes on: the padding must not look like a value.
   for (int32_t index = 0; index < 16; index++) input[length + index] = 0;
   const uint8_t *stop = input + length;
