@@ -102,7 +102,9 @@ D.stamp++;
 function read(bytes, start, line, index) {
 if (B.generation !== generation) {
 generation = B.generation;
-if (D !== undefined) D.stamp++;
+// Claimed here at the first call too, so this branch has run (and V8 has seen its property
+// accesses) before the function is optimized: a new batch otherwise deoptimizes it.
+if (D !== undefined || claim()) D.stamp++;
 }
 // Another reader's call may have taken the decoder since: this piece is decoded again.
 if (bytes !== source || D.owner !== me) decodeFrom(bytes, start);
