@@ -20,6 +20,9 @@ import {
   type FieldColumn,
   type KindColumns,
   type MetaEvent,
+  RUN_CHECK,
+  RUN_READ,
+  RUN_STOP,
   readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
@@ -75,6 +78,22 @@ function skippedKindPrefixes(kinds: readonly EventKind[] | undefined): Uint8Arra
   return skipped.map((kind) => encoder.encode(`{"kind":"${kind}",`));
 }
 
+/**
+ * How a run of lines committed together (`ColumnLineReader.run`) treats each kind: span starts and
+ * ends join it after their ordering check, `meta` and the kinds not delivered end it (their lines
+ * are read one by one), the rest join it.
+ */
+function runKindsFor(kinds: ReadonlySet<EventKind> | undefined): Uint8Array {
+  const modes = new Uint8Array(EVENT_KINDS.length);
+  EVENT_KINDS.forEach((kind, code) => {
+    const delivered = kinds === undefined || kinds.has(kind);
+    if (!delivered || kind === "meta") modes[code] = RUN_STOP;
+    else if (CHECKED_KINDS.includes(kind)) modes[code] = RUN_CHECK;
+    else modes[code] = RUN_READ;
+  });
+  return modes;
+}
+
 /** Whether the bytes at `start` begin with one of `prefixes` (which share their first KIND_AT bytes). */
 function startsWithAny(bytes: Uint8Array, start: number, prefixes: readonly Uint8Array[]): boolean {
   for (const prefix of prefixes) {
@@ -110,6 +129,15 @@ export class LineProcessor {
   /** In column mode (`LineProcessor.intoColumns`): the batch canonical lines are read into, and its reader. */
   #batch: ColumnBatch | undefined;
   #readColumns: ColumnLineReader | undefined;
+  #runKinds: Uint8Array | undefined;
+  /**
+   * A run's span line passes when its ordering rules do. A refused one ends the run; read on its
+   * own next, it is refused again (the checks change nothing when they refuse).
+   */
+  readonly #checkRunLine = (code: number, id: string, line: number, index: number): boolean =>
+    (code === SPAN_START
+      ? this.#checker.checkSpanStart(id, line, index)
+      : this.#checker.checkSpanEnd(id, line, index)) === undefined;
   readonly #queue: LinePiece[] = [];
   #head = 0;
   /** Where the next line starts in the bytes piece at the head of the queue. */
@@ -155,6 +183,7 @@ export class LineProcessor {
     );
     processor.#batch = batch;
     processor.#readColumns = decodedColumnReader(batch);
+    processor.#runKinds = runKindsFor(processor.#kinds);
     return processor;
   }
 
@@ -301,6 +330,9 @@ export class LineProcessor {
     const length = bytes.length;
     const maxLineLength = this.maxLineLength;
     const read = this.#readColumns as ColumnLineReader;
+    const run = read.run;
+    const runKinds = this.#runKinds as Uint8Array;
+    const checkRunLine = this.#checkRunLine;
     const batch = this.#batch as ColumnBatch;
     const skipped = this.#skipped;
     let start = this.#offset;
@@ -310,6 +342,29 @@ export class LineProcessor {
       if (this.#delivered >= limit) {
         this.#offset = start;
         return false;
+      }
+      if (run !== undefined) {
+        // The lines no rule looks at, committed as a run; the line it stops at is read below.
+        const before = batch.size;
+        const end = run(
+          bytes,
+          start,
+          this.#nextLine,
+          this.#nextIndex,
+          limit - this.#delivered,
+          maxLineLength,
+          runKinds,
+          checkRunLine,
+        );
+        if (end >= 0) {
+          const lines = batch.size - before;
+          this.#nextLine += lines;
+          this.#nextIndex += lines;
+          this.#delivered += lines;
+          this.#misses = 0;
+          start = end;
+          continue;
+        }
       }
       const afterSkipped = skipped === undefined ? -1 : this.#skipLine(bytes, start, skipped);
       if (afterSkipped >= 0) {

@@ -39,9 +39,24 @@ interface DecoderExports {
   valueCapacity(): number;
   stringCapacity(): number;
   layoutCapacity(): number;
-  /** Derives the decoder's index of kinds by first letter from the layout table just written. */
-  indexLayout(): void;
+  /**
+   * Derives the decoder's index of kinds by first letter and its run tables from the layout table
+   * just written; 0 when the table is too large for them.
+   */
+  indexLayout(): number;
   poolCapacity(): number;
+  dictIds(): number;
+  pendingIds(): number;
+  out(): number;
+  lineRows(): number;
+  runRows(): number;
+  runBases(): number;
+  runFields(): number;
+  maxKinds(): number;
+  maxFields(): number;
+  forgetIds(): void;
+  prepareRun(first: number, count: number): number;
+  writeRun(): void;
 }
 
 /** One decoder instance: `decode` fills the views below (they stay valid: the memory never grows). */
@@ -62,12 +77,32 @@ export interface CanonicalDecoder {
   /** The reader whose bytes the decoder holds (see `DecoderPool`); another's call overwrites them. */
   owner: object | undefined;
   /**
-   * Per string id, a reader's id for it in its batch, valid while `stamps[id] === stamp`; a reader
-   * moves `stamp` on with each call and each new dictionary of its batch.
+   * Per string id of the last call, its owner's id for it in its batch; negative while it has none
+   * (each call's strings start without one).
    */
-  readonly ids: Int32Array;
-  readonly stamps: Int32Array;
-  stamp: number;
+  readonly dictIds: Int32Array;
+  /** Forgets every batch id in `dictIds` (the owner's batch has a new dictionary). */
+  forgetIds(): void;
+  /**
+   * Prepares the commit of the `count` accepted lines from line `first`: returns how many of their
+   * strings have no batch id yet, listed in `pendingIds` in the order the lines use them (the caller
+   * sets their `dictIds` before `writeRun`), or -1 when a line of the run was declined.
+   */
+  prepareRun(first: number, count: number): number;
+  readonly pendingIds: Int32Array;
+  /**
+   * Writes the prepared run's values into `out`, field by field: field `f` (numbered over the layout
+   * table's kinds in order, then each kind's fields) has its values for its kind's `runRows[kind]`
+   * rows at `out[runFields[2f]]`, strings as batch ids; a list field has there its rows' element
+   * counts, followed by its `runFields[2f + 1]` elements. `lineRows[line]` is the line's row in
+   * its kind's columns: `runBases[kind]` (set by the caller before) plus its row in the run.
+   */
+  writeRun(): void;
+  readonly out: Float64Array;
+  readonly runRows: Int32Array;
+  readonly runBases: Int32Array;
+  readonly runFields: Int32Array;
+  readonly lineRows: Int32Array;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -125,8 +160,7 @@ function writeLayouts(exports: DecoderExports, layouts: EventLayoutTable): boole
   }
   if (ints.length > layout.length) return false;
   layout.set(ints);
-  exports.indexLayout();
-  return true;
+  return exports.indexLayout() === 1;
 }
 
 /** A decoder for `layouts`, or undefined where WebAssembly cannot be used (see the file comment). */
@@ -155,9 +189,16 @@ export function createCanonicalDecoder(layouts: EventLayoutTable): CanonicalDeco
     stringOffsets: new Int32Array(buffer, exports.stringOffsets(), strings),
     stringLengths: new Int32Array(buffer, exports.stringLengths(), strings),
     owner: undefined,
-    ids: new Int32Array(strings),
-    stamps: new Int32Array(strings),
-    stamp: 1,
+    dictIds: new Int32Array(buffer, exports.dictIds(), strings),
+    forgetIds: () => exports.forgetIds(),
+    prepareRun: (first, count) => exports.prepareRun(first, count),
+    pendingIds: new Int32Array(buffer, exports.pendingIds(), strings),
+    writeRun: () => exports.writeRun(),
+    out: new Float64Array(buffer, exports.out(), exports.valueCapacity()),
+    runRows: new Int32Array(buffer, exports.runRows(), exports.maxKinds()),
+    runBases: new Int32Array(buffer, exports.runBases(), exports.maxKinds()),
+    runFields: new Int32Array(buffer, exports.runFields(), exports.maxFields() * 2),
+    lineRows: new Int32Array(buffer, exports.lineRows(), lines),
   };
 }
 
@@ -168,7 +209,7 @@ const POOL_SIZE = 4;
  * The decoders of one layout table, shared by the readers of a thread: a reader claims one when it
  * decodes and holds it until another reader claims it (the one used longest ago goes first). A
  * program that reads thousands of small traces one after another then makes four instances, not
- * thousands (each holds 4.6 MiB of memory, whose churn made a read of a 4 KB trace take a
+ * thousands (each holds 6.4 MiB of memory, whose churn made a read of a 4 KB trace take a
  * millisecond more). A reader that lost its decoder decodes its piece again where it stands.
  */
 export class DecoderPool {

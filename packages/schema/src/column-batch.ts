@@ -175,6 +175,17 @@ export class ColumnBatch {
     this.size = at + 1;
   }
 
+  /**
+   * Room for `count` more events; returns the position of the first. A caller appending a run of
+   * events whose rows it committed to the columns itself fills `kinds`, `rows`, `lines` and
+   * `indexes` from there, then sets `size`.
+   */
+  reserveEvents(count: number): number {
+    const at = this.size;
+    while (at + count > this.kinds.length) this.#grow();
+    return at;
+  }
+
   /** Takes back the last event (its row too): the ordering rules refused it. */
   dropLast(): void {
     if (this.size === 0) return;

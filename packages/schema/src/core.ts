@@ -23,6 +23,10 @@ export {
   type ColumnLineReader,
   compileDecodedColumnReader,
   decodedColumnReader,
+  RUN_CHECK,
+  RUN_READ,
+  RUN_STOP,
+  type RunCheck,
 } from "./decoded-column-reader.js";
 export type { DeviceMemorySink } from "./device-memory-sink.js";
 export {

@@ -10,12 +10,22 @@ import { type CanonicalColumnReader, canonicalColumnReader } from "./canonical-c
 import { createCanonicalDecoder } from "./canonical-decoder.js";
 import { ColumnBatch } from "./column-batch.js";
 import { decodeTraceLine } from "./decode-trace-line.js";
-import { compileDecodedColumnReader, decodedColumnReader } from "./decoded-column-reader.js";
+import {
+  type ColumnLineReader,
+  compileDecodedColumnReader,
+  decodedColumnReader,
+  RUN_CHECK,
+  RUN_READ,
+  RUN_STOP,
+} from "./decoded-column-reader.js";
 import { encodeTraceEvent } from "./encode-events.js";
 import { EVENT_LAYOUTS } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
 
 const encoder = new TextEncoder();
+
+/** The decoded reader, which here has a decoder, so `run`. */
+type RunningReader = ColumnLineReader & Required<Pick<ColumnLineReader, "run">>;
 
 /** Rewrites of a canonical line that the JavaScript tiers may still accept (or refuse). */
 const MUTATIONS: ((line: string) => string)[] = [
@@ -266,6 +276,169 @@ describe("decodedColumnReader", () => {
     const short =
       '{"kind":"op","span_id":"s1","op_name":"add","inputs":["a"],"shape":[2],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":0,"input_storage_bytes":0}';
     expectSameReads([piece([short, long, short])]);
+  });
+
+  it("commits runs of lines as it commits them one by one, wherever runs start and stop", () => {
+    // A random drive of the decoded reader: runs of random length, kind modes and line limits, lines
+    // read one by one, and batches handed on and cleared, against the JavaScript tier line by line.
+    const kinds = Object.keys(EVENT_LAYOUTS).length;
+    fc.assert(
+      fc.property(
+        fc.array(mutatedLine, { minLength: 1, maxLength: 60 }),
+        fc.array(fc.tuple(fc.nat(9), fc.integer({ min: 1, max: 40 })), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.constantFrom(RUN_READ, RUN_STOP, RUN_CHECK), { minLength: kinds, maxLength: kinds }),
+        fc.integer({ min: 60, max: 400 }),
+        fc.nat(),
+        (lines, steps, modes, maxLength, seed) => {
+          const bytes = piece(lines);
+          const runKinds = Uint8Array.from(modes);
+          const plainBatch = new ColumnBatch();
+          const decodedBatch = new ColumnBatch();
+          const plain = canonicalColumnReader(plainBatch);
+          const decoded = decodedColumnReader(decodedBatch) as RunningReader;
+          const lineEnds: number[] = [];
+          for (let at = bytes.indexOf(10); at >= 0; at = bytes.indexOf(10, at + 1)) lineEnds.push(at);
+          /** Lines a run committed after their check passed: the check must pass only those. */
+          const passed = new Set<number>();
+          const check = (code: number, text: string, line: number): boolean => {
+            expect(runKinds[code]).toBe(RUN_CHECK);
+            // The text given is the line's first field, as the columns hold it once committed.
+            const ok = (text.length + line + seed) % 3 !== 0;
+            if (ok) passed.add(line);
+            return ok;
+          };
+          const compare = () => {
+            expect(contents(decodedBatch)).toEqual(contents(plainBatch));
+            // Each string once (a run interns through the batch, as a line does).
+            expect(new Set(decodedBatch.strings).size).toBe(decodedBatch.strings.length);
+          };
+          const readOne = (index: number) => {
+            const start = index === 0 ? 0 : (lineEnds[index - 1] as number) + 1;
+            const end = plain(bytes, start, index + 1, index);
+            if (end < 0) {
+              const text = new TextDecoder().decode(bytes.subarray(start, lineEnds[index]));
+              const event = decodeTraceLine(text);
+              if (event.ok) plainBatch.appendEvent(event.event, index + 1, index);
+            }
+            return { start, end };
+          };
+          let index = 0;
+          let step = 0;
+          while (index < lineEnds.length) {
+            const [action, maxLines] = steps[step++ % steps.length] as [number, number];
+            if (action === 0) {
+              // The batch handed on and cleared; the next line is read on its own.
+              compare();
+              plainBatch.clear();
+              decodedBatch.clear();
+            }
+            const start = index === 0 ? 0 : (lineEnds[index - 1] as number) + 1;
+            if (action >= 4) {
+              const before = decodedBatch.size;
+              const end = decoded.run(bytes, start, index + 1, index, maxLines, maxLength, runKinds, check);
+              const count = decodedBatch.size - before;
+              if (end < 0) {
+                expect(count).toBe(0);
+              } else {
+                expect(count).toBeGreaterThan(0);
+                expect(count).toBeLessThanOrEqual(maxLines);
+                expect(end).toBe((lineEnds[index + count - 1] as number) + 1);
+                for (let line = index; line < index + count; line++) {
+                  expect(readOne(line).end).toBe(lineEnds[line]);
+                  const code = decodedBatch.kinds[before + line - index] as number;
+                  expect(runKinds[code]).not.toBe(RUN_STOP);
+                  if (runKinds[code] === RUN_CHECK) expect(passed.has(line + 1)).toBe(true);
+                }
+                index += count;
+                continue;
+              }
+            }
+            const { end } = readOne(index);
+            const decodedEnd = decoded(bytes, start, index + 1, index);
+            expect(decodedEnd).toBe(end);
+            if (decodedEnd < 0) {
+              const text = new TextDecoder().decode(bytes.subarray(start, lineEnds[index]));
+              const event = decodeTraceLine(text);
+              if (event.ok) decodedBatch.appendEvent(event.event, index + 1, index);
+            }
+            index++;
+          }
+          compare();
+        },
+      ),
+      { numRuns: 600 },
+    );
+  });
+
+  it("commits runs right when more readers than the pool has take turns", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(canonicalSubset, { minLength: 1, maxLength: 20 }), { minLength: 6, maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(5), fc.integer({ min: 1, max: 8 })), { minLength: 10, maxLength: 60 }),
+        (groups, turns) => {
+          const runKinds = new Uint8Array(Object.keys(EVENT_LAYOUTS).length);
+          const readers = groups.map((events) => {
+            const plainBatch = new ColumnBatch();
+            const decodedBatch = new ColumnBatch();
+            return {
+              events,
+              bytes: piece(events.map((event) => encodeTraceEvent(event))),
+              start: 0,
+              line: 1,
+              plain: canonicalColumnReader(plainBatch),
+              decoded: decodedColumnReader(decodedBatch) as RunningReader,
+              plainBatch,
+              decodedBatch,
+            };
+          });
+          for (const [turn, maxLines] of turns) {
+            const reader = readers[turn] as (typeof readers)[number];
+            if (reader.start >= reader.bytes.length) continue;
+            const { bytes, line } = reader;
+            const before = reader.decodedBatch.size;
+            const end = reader.decoded.run(
+              bytes,
+              reader.start,
+              line,
+              line - 1,
+              maxLines,
+              1e6,
+              runKinds,
+              () => true,
+            );
+            const count = reader.decodedBatch.size - before;
+            if (end < 0) {
+              // A line the decoder declines (meta): read on its own by both.
+              const next = reader.plain(bytes, reader.start, line, line - 1);
+              expect(reader.decoded(bytes, reader.start, line, line - 1)).toBe(next);
+              const lineEnd = bytes.indexOf(10, reader.start);
+              if (next < 0) {
+                const event = decodeTraceLine(
+                  new TextDecoder().decode(bytes.subarray(reader.start, lineEnd)),
+                );
+                if (!event.ok) throw new Error(event.error.message);
+                reader.plainBatch.appendEvent(event.event, line, line - 1);
+                reader.decodedBatch.appendEvent(event.event, line, line - 1);
+              }
+              reader.start = lineEnd + 1;
+              reader.line++;
+              continue;
+            }
+            for (let at = 0; at < count; at++) {
+              reader.start = reader.plain(bytes, reader.start, reader.line, reader.line - 1) + 1;
+              reader.line++;
+            }
+            expect(reader.start).toBe(end);
+          }
+          for (const reader of readers) {
+            expect(contents(reader.decodedBatch)).toEqual(contents(reader.plainBatch));
+            // Canonical lines: both intern exactly the strings the lines use, in the same order.
+            expect(reader.decodedBatch.strings).toEqual(reader.plainBatch.strings);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("is the JavaScript tier alone where code generation is forbidden", () => {

@@ -8,6 +8,7 @@ import { asciiText } from "./ascii-text.js";
 import { type CanonicalColumnReader, compileCanonicalColumnReader } from "./canonical-column-reader.js";
 import { DecoderPool, decoderReads } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
+import { commitDecodedRun, firstFields } from "./decoded-run.js";
 import { EVENT_LAYOUTS, type EventLayout, type EventLayoutTable } from "./event-layouts.js";
 import { generatedFunction, type SourceCompiler } from "./generated-function.js";
 import { KindColumns } from "./kind-columns.js";
@@ -18,7 +19,32 @@ import { KindColumns } from "./kind-columns.js";
  */
 export interface ColumnLineReader extends CanonicalColumnReader {
   forget(): void;
+  /**
+   * Reads the run of lines from `start` on that the decoder accepted, committed together, numbered
+   * from `line` and `index` on: at most `maxLines`, each at most `maxLength` bytes, and by kind code
+   * as `runKinds` says: RUN_READ, RUN_STOP (the run ends before such a line), or RUN_CHECK (the line
+   * joins the run when `check` returns true, given the text of its first field, a string). Returns
+   * where the line after the run starts, or -1 when it read none (that line is then for `read`).
+   */
+  run?(
+    bytes: Uint8Array,
+    start: number,
+    line: number,
+    index: number,
+    maxLines: number,
+    maxLength: number,
+    runKinds: Uint8Array,
+    check: RunCheck,
+  ): number;
 }
+
+/** `ColumnLineReader.run`'s verdict on a line of kind `code` whose first field is the string `text`. */
+export type RunCheck = (code: number, text: string, line: number, index: number) => boolean;
+
+/** How `ColumnLineReader.run` treats the lines of a kind (`runKinds`). */
+export const RUN_READ = 0;
+export const RUN_STOP = 1;
+export const RUN_CHECK = 2;
 
 /** The function committing kind `code`'s decoded values from `V[v]` on as the batch's next row. */
 function commitSource(layout: EventLayout, code: number): string {
@@ -44,7 +70,7 @@ function commitSource(layout: EventLayout, code: number): string {
 }
 
 function readerSource(layouts: EventLayoutTable): string {
-  let bound = "const B = batch;\n";
+  let bound = "const B = batch;\nconst FIELDS = firstFields(batch);\n";
   let commits = "";
   let cases = "";
   Object.values(layouts).forEach((layout, code) => {
@@ -59,7 +85,7 @@ function readerSource(layouts: EventLayoutTable): string {
   return `return function bind(batch, pool, fallback) {
 ${bound}// The decoder this reader holds, claimed from the pool when it decodes, and its views.
 const me = {};
-let D, V, LS, LE, LK, LV, SO, SL, IN, ids, stamps, capacity = 0;
+let D, V, LS, LE, LK, LV, SO, SL, IN, DI, capacity = 0;
 let generation = -1, source = null, base = 0, count = 0, next = 0;
 function claim() {
 D = pool.claim(me);
@@ -72,19 +98,18 @@ LV = D.lineValues;
 SO = D.stringOffsets;
 SL = D.stringLengths;
 IN = D.input;
-ids = D.ids;
-stamps = D.stamps;
+DI = D.dictIds;
 capacity = D.inputCapacity;
 return true;
 }
-// The batch's id of a string id of the last call (see CanonicalDecoder.ids).
+// The batch's id of a string id of the last call (see CanonicalDecoder.dictIds).
 function sid(w) {
 if (w < 0) return w;
-if (stamps[w] === D.stamp) return ids[w];
+let id = DI[w];
+if (id >= 0) return id;
 const at = SO[w];
-const id = B.intern(asciiText(IN, at, at + SL[w]));
-stamps[w] = D.stamp;
-ids[w] = id;
+id = B.intern(asciiText(IN, at, at + SL[w]));
+DI[w] = id;
 return id;
 }
 ${commits}function decodeFrom(bytes, start) {
@@ -97,15 +122,19 @@ IN.set(bytes.subarray(start, start + length));
 count = D.decode(length);
 base = start;
 source = bytes;
-D.stamp++;
 }
-function read(bytes, start, line, index) {
-if (B.generation !== generation) {
+// A new batch has a new dictionary: the batch ids of the decoded strings are forgotten. (Claimed
+// here at the first call too, so this has run before V8 optimizes the callers: a new batch would
+// otherwise deoptimize them.)
+function renew() {
 generation = B.generation;
-// Claimed here at the first call too, so this branch has run (and V8 has seen its property
-// accesses) before the function is optimized: a new batch otherwise deoptimizes it.
-if (D !== undefined || claim()) D.stamp++;
+if (D === undefined) claim();
+if (D !== undefined && D.owner === me) D.forgetIds();
 }
+// Positions next on the decoded line starting at start, decoding the piece from there if needed;
+// false when that line was not decoded.
+function seek(bytes, start) {
+if (B.generation !== generation) renew();
 // Another reader's call may have taken the decoder since: this piece is decoded again.
 if (bytes !== source || D.owner !== me) decodeFrom(bytes, start);
 else {
@@ -114,7 +143,32 @@ while (next < count && LS[next] + base < start) next++;
 if (next >= count || LS[next] + base !== start) decodeFrom(bytes, start);
 }
 // Not decoded: longer than the decoder's input, the last line without its LF, or no decoder.
-if (next >= count) return fallback(bytes, start, line, index);
+return next < count;
+}
+function run(bytes, start, line, index, maxLines, maxLength, runKinds, check) {
+if (!seek(bytes, start)) return -1;
+const first = next;
+let at = first;
+const last = Math.min(count, first + maxLines);
+while (at < last) {
+const code = LK[at];
+if (code < 0 || LE[at] - LS[at] > maxLength) break;
+const mode = runKinds[code];
+if (mode === ${RUN_STOP}) break;
+if (mode === ${RUN_CHECK}) {
+const w = V[LV[at]];
+const from = SO[w];
+if (!check(code, asciiText(IN, from, from + SL[w]), line + at - first, index + at - first)) break;
+}
+at++;
+}
+if (at === first) return -1;
+commitRun(D, B, FIELDS, first, at - first, line, index);
+next = at;
+return LE[at - 1] + base + 1;
+}
+function read(bytes, start, line, index) {
+if (!seek(bytes, start)) return fallback(bytes, start, line, index);
 const at = next++;
 const code = LK[at];
 if (code < 0) return fallback(bytes, start, line, index);
@@ -127,6 +181,7 @@ return LE[at] + base;
 read.forget = function forget() {
 source = null;
 };
+read.run = run;
 return read;
 };
 `;
@@ -144,7 +199,11 @@ export function compileDecodedColumnReader(
   const javascript = compileCanonicalColumnReader(layouts, compile);
   const bind = generatedFunction<
     (batch: ColumnBatch, pool: DecoderPool, fallback: CanonicalColumnReader) => ColumnLineReader
-  >({ asciiText, flatSlot: KindColumns.flatSlot }, readerSource(layouts), compile);
+  >(
+    { asciiText, flatSlot: KindColumns.flatSlot, commitRun: commitDecodedRun, firstFields },
+    readerSource(layouts),
+    compile,
+  );
   const pool = new DecoderPool(layouts);
   return (batch) => {
     const fallback = javascript(batch);

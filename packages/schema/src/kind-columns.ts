@@ -112,6 +112,25 @@ export class KindColumns {
     return row;
   }
 
+  /**
+   * Room for `rows` more rows; returns the first. A caller writing a run of rows column by column
+   * fills them there (lists: their offsets, and their elements after `roomForElements`), then sets
+   * `size`.
+   */
+  reserveRows(rows: number): number {
+    const first = this.size;
+    while (first + rows > this.#capacity) this.#grow();
+    return first;
+  }
+
+  /** Room in `column.flat` for `count` more elements after those of row `row` on. */
+  static roomForElements(column: FieldColumn, row: number, count: number): void {
+    const needed = (column.offsets[row] as number) + count;
+    let length = Math.max(column.flat.length, 1);
+    while (length < needed) length *= 2;
+    if (length > column.flat.length) column.flat = grown(column.flat, length);
+  }
+
   /** Room in `column.flat` for one more pending element; returns its index. */
   static flatSlot(column: FieldColumn): number {
     const at = column.pending;

@@ -15,7 +15,14 @@
 // its elements; absent optional fields as the column markers). Strings are interned per call in an
 // open-addressing table keyed by a hash of their bytes; the ids count up from 0.
 //
-// Build: packages/schema/scripts/build-canonical-decoder.mjs (clang, wasm32, SIMD128).
+//
+// A run of accepted lines is then committed column by column: `prepareRun` lists the run's strings
+// that have no id in the reader's batch yet (in the order the lines use them, the order in which the
+// JavaScript reader interns them), JavaScript gives them their batch ids in `dictIds`, and `writeRun`
+// writes each field's values for the run's rows side by side in `out`, strings as batch ids, ready for
+// one typed-array copy per field.
+//
+// Build: packages/schema/scripts/canonical-decoder-build.ts (clang, wasm32, SIMD128).
 #include <stdint.h>
 #include <wasm_simd128.h>
 
@@ -26,6 +33,11 @@
 #define STRING_CAPACITY (TABLE_SLOTS / 2)
 #define LAYOUT_CAPACITY 4096
 #define POOL_CAPACITY 16384
+#define MAX_KINDS 128
+#define MAX_FIELDS 1024
+/** dictIds: a string of this call not given a batch id yet, and one listed by prepareRun. */
+#define UNRESOLVED (-1)
+#define PENDING (-2)
 
 enum { STRING = 0, ENUM = 1, U64 = 2, BOOLEAN = 3, STRINGS = 4, SHAPE = 5, F64 = 6 };
 /** Per field in `layout`: literal offset and length in `pool`, type, optional, first variant, variant count. */
@@ -53,6 +65,29 @@ struct slot {
   uint64_t unused;
 };
 static struct slot slots[TABLE_SLOTS];
+/** Per string id of this call: its id in the reader's batch, or UNRESOLVED / PENDING. */
+static int32_t dict_ids[STRING_CAPACITY];
+/** The strings prepareRun found without a batch id, in the order the run uses them. */
+static int32_t pending_ids[STRING_CAPACITY];
+/** The run's columns: per field, its rows' values (a list's element counts), then a list's elements. */
+static double out[VALUE_CAPACITY];
+/** Per line of the run: its row in its kind's columns of the batch. */
+static int32_t line_rows[LINE_CAPACITY];
+/** Per kind: the batch's rows of that kind before the run (JavaScript sets them before writeRun). */
+static int32_t run_bases[MAX_KINDS];
+/** Per kind: the run's lines of that kind. */
+static int32_t run_rows[MAX_KINDS];
+/** Per field of the layout (kinds in order, each kind's fields in order): where it starts in `out`, and its elements (lists). */
+static int32_t run_fields[MAX_FIELDS * 2];
+/** Per kind: the index of its first field in run_fields. */
+static int32_t first_field[MAX_KINDS];
+static int32_t field_count = 0;
+/** Per field: the next element of a list field's run (writeRun). */
+static int32_t flat_cursor[MAX_FIELDS];
+static int32_t row_cursor[MAX_KINDS];
+static int32_t run_first = 0;
+static int32_t run_count = 0;
+static int32_t recorded_lines = 0;
 // layout[0]: kind count; layout[1 + k]: where kind k starts; there: name offset, name length,
 // readable (0/1), field count, then FIELD_INTS per field. Variants are (offset, length) pairs.
 static int32_t layout[LAYOUT_CAPACITY];
@@ -79,6 +114,15 @@ __attribute__((export_name("inputCapacity"))) int32_t input_capacity(void) { ret
 __attribute__((export_name("lineCapacity"))) int32_t line_capacity(void) { return LINE_CAPACITY; }
 __attribute__((export_name("valueCapacity"))) int32_t value_capacity(void) { return VALUE_CAPACITY; }
 __attribute__((export_name("stringCapacity"))) int32_t string_capacity(void) { return STRING_CAPACITY; }
+__attribute__((export_name("dictIds"))) int32_t *dict_ids_address(void) { return dict_ids; }
+__attribute__((export_name("pendingIds"))) int32_t *pending_ids_address(void) { return pending_ids; }
+__attribute__((export_name("out"))) double *out_address(void) { return out; }
+__attribute__((export_name("lineRows"))) int32_t *line_rows_address(void) { return line_rows; }
+__attribute__((export_name("runRows"))) int32_t *run_rows_address(void) { return run_rows; }
+__attribute__((export_name("runBases"))) int32_t *run_bases_address(void) { return run_bases; }
+__attribute__((export_name("runFields"))) int32_t *run_fields_address(void) { return run_fields; }
+__attribute__((export_name("maxKinds"))) int32_t max_kinds(void) { return MAX_KINDS; }
+__attribute__((export_name("maxFields"))) int32_t max_fields(void) { return MAX_FIELDS; }
 __attribute__((export_name("layoutCapacity"))) int32_t layout_capacity(void) { return LAYOUT_CAPACITY; }
 __attribute__((export_name("poolCapacity"))) int32_t pool_capacity(void) { return POOL_CAPACITY; }
 
@@ -132,6 +176,7 @@ static int32_t intern(const uint8_t *start, int32_t length) {
         return -1;
       }
       int32_t id = string_count++;
+      dict_ids[id] = UNRESOLVED;
       string_offsets[id] = (int32_t)(start - input);
       string_lengths[id] = length;
       entry->call = call;
@@ -333,8 +378,11 @@ static inline double absent(int32_t type) {
 #define KINDS_PER_LETTER 4
 static int8_t kinds_by_letter[256][KINDS_PER_LETTER];
 
-/** Fills kinds_by_letter from the layout table: called once, after JavaScript wrote the table. */
-__attribute__((export_name("indexLayout"))) void index_layout(void) {
+/**
+ * Fills kinds_by_letter and first_field from the layout table: called once, after JavaScript wrote
+ * the table. Returns 0 when the table has more kinds or fields than the run tables hold.
+ */
+__attribute__((export_name("indexLayout"))) int32_t index_layout(void) {
   for (int32_t letter = 0; letter < 256; letter++) {
     for (int32_t slot = 0; slot < KINDS_PER_LETTER; slot++) kinds_by_letter[letter][slot] = -1;
   }
@@ -350,6 +398,13 @@ __attribute__((export_name("indexLayout"))) void index_layout(void) {
       }
     }
   }
+  if (kinds > MAX_KINDS) return 0;
+  field_count = 0;
+  for (int32_t kind = 0; kind < kinds; kind++) {
+    first_field[kind] = field_count;
+    field_count += layout[layout[1 + kind] + 3];
+  }
+  return field_count <= MAX_FIELDS;
 }
 
 /** Decodes the line at `at` (which ends with the LF at `end`); its kind code, or -1. */
@@ -403,6 +458,7 @@ static int32_t line_feed(const uint8_t *at, const uint8_t *stop) {
 __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
   if (length < 0 || length > INPUT_CAPACITY) return 0;
   call++;
+  recorded_lines = 0;
   string_count = 0;
   value_count = 0;
   full = 0;
@@ -425,5 +481,123 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
     lines++;
     start = end + 1;
   }
+  recorded_lines = lines;
   return lines;
+}
+
+/** Forgets the batch ids of this call's strings (the reader's batch has a new dictionary). */
+__attribute__((export_name("forgetIds"))) void forget_ids(void) {
+  for (int32_t id = 0; id < string_count; id++) dict_ids[id] = UNRESOLVED;
+}
+
+/**
+ * Prepares the run of `count` accepted lines from line `first` of the last call: counts its rows per
+ * kind and its list elements, places each field in `out`, and lists in pending_ids the strings it
+ * uses that have no batch id yet, each once, in the order the lines use them. Returns how many it
+ * listed (JavaScript then sets their dictIds), or -1 when the run is not one of accepted lines.
+ */
+__attribute__((export_name("prepareRun"))) int32_t prepare_run(int32_t first, int32_t count) {
+  if (first < 0 || count <= 0 || first + count > recorded_lines) return -1;
+  int32_t kinds = layout[0];
+  for (int32_t kind = 0; kind < kinds; kind++) run_rows[kind] = 0;
+  for (int32_t field = 0; field < field_count; field++) run_fields[field * 2 + 1] = 0;
+  int32_t pending = 0;
+  for (int32_t line = first; line < first + count; line++) {
+    int32_t kind = line_kinds[line];
+    if (kind < 0) return -1;
+    run_rows[kind]++;
+    const int32_t *entry = layout + layout[1 + kind];
+    const int32_t *field = entry + 4;
+    const double *value = values + line_values[line];
+    int32_t global = first_field[kind];
+    for (int32_t index = 0; index < entry[3]; index++, field += FIELD_INTS, global++) {
+      switch (field[2]) {
+        case STRING: {
+          int32_t id = (int32_t)*value++;
+          if (id >= 0 && dict_ids[id] == UNRESOLVED) {
+            dict_ids[id] = PENDING;
+            pending_ids[pending++] = id;
+          }
+          break;
+        }
+        case STRINGS: {
+          int32_t elements = (int32_t)*value++;
+          run_fields[global * 2 + 1] += elements;
+          for (int32_t element = 0; element < elements; element++) {
+            int32_t id = (int32_t)*value++;
+            if (dict_ids[id] == UNRESOLVED) {
+              dict_ids[id] = PENDING;
+              pending_ids[pending++] = id;
+            }
+          }
+          break;
+        }
+        case SHAPE: {
+          int32_t elements = (int32_t)*value++;
+          run_fields[global * 2 + 1] += elements;
+          value += elements;
+          break;
+        }
+        default:
+          value++;
+      }
+    }
+  }
+  // Each field's place in `out`: its rows, then (lists) its elements; the run's values fill `out`
+  // exactly as they filled `values`, so it never overflows.
+  int32_t at = 0;
+  for (int32_t kind = 0; kind < kinds; kind++) {
+    int32_t fields = layout[layout[1 + kind] + 3];
+    for (int32_t global = first_field[kind]; global < first_field[kind] + fields; global++) {
+      run_fields[global * 2] = at;
+      at += run_rows[kind] + run_fields[global * 2 + 1];
+    }
+  }
+  run_first = first;
+  run_count = count;
+  return pending;
+}
+
+/**
+ * Writes the run prepareRun placed: every field's values for its rows, strings as batch ids, and
+ * each line's row in the batch's columns of its kind.
+ */
+__attribute__((export_name("writeRun"))) void write_run(void) {
+  int32_t kinds = layout[0];
+  for (int32_t kind = 0; kind < kinds; kind++) row_cursor[kind] = 0;
+  for (int32_t field = 0; field < field_count; field++) flat_cursor[field] = 0;
+  for (int32_t line = run_first; line < run_first + run_count; line++) {
+    int32_t kind = line_kinds[line];
+    int32_t row = row_cursor[kind]++;
+    line_rows[line] = run_bases[kind] + row;
+    const int32_t *entry = layout + layout[1 + kind];
+    const int32_t *field = entry + 4;
+    const double *value = values + line_values[line];
+    int32_t global = first_field[kind];
+    for (int32_t index = 0; index < entry[3]; index++, field += FIELD_INTS, global++) {
+      double *column = out + run_fields[global * 2];
+      switch (field[2]) {
+        case STRING: {
+          int32_t id = (int32_t)*value++;
+          column[row] = id < 0 ? id : dict_ids[id];
+          break;
+        }
+        case STRINGS:
+        case SHAPE: {
+          int32_t elements = (int32_t)*value++;
+          column[row] = elements;
+          double *flat = column + run_rows[kind] + flat_cursor[global];
+          flat_cursor[global] += elements;
+          if (field[2] == STRINGS) {
+            for (int32_t element = 0; element < elements; element++) flat[element] = dict_ids[(int32_t)*value++];
+          } else {
+            for (int32_t element = 0; element < elements; element++) flat[element] = *value++;
+          }
+          break;
+        }
+        default:
+          column[row] = *value++;
+      }
+    }
+  }
 }
