@@ -344,7 +344,8 @@ export class LineProcessor {
         return false;
       }
       if (run !== undefined) {
-        // The lines no rule looks at, committed as a run; the line it stops at is read below.
+        // The decoder's lines committed as a run (span lines once their checks pass); the line it
+        // stops at is read on its own below.
         const before = batch.size;
         const end = run(
           bytes,
