@@ -51,6 +51,7 @@ interface DecoderExports {
   lineRows(): number;
   runRows(): number;
   runBases(): number;
+  firstField(): number;
   runFields(): number;
   maxKinds(): number;
   maxFields(): number;
@@ -101,6 +102,8 @@ export interface CanonicalDecoder {
   readonly out: Float64Array;
   readonly runRows: Int32Array;
   readonly runBases: Int32Array;
+  /** Per kind: the number of its first field in `runFields` (from the layout table). */
+  readonly firstFields: Int32Array;
   readonly runFields: Int32Array;
   readonly lineRows: Int32Array;
 }
@@ -197,6 +200,7 @@ export function createCanonicalDecoder(layouts: EventLayoutTable): CanonicalDeco
     out: new Float64Array(buffer, exports.out(), exports.valueCapacity()),
     runRows: new Int32Array(buffer, exports.runRows(), exports.maxKinds()),
     runBases: new Int32Array(buffer, exports.runBases(), exports.maxKinds()),
+    firstFields: new Int32Array(buffer, exports.firstField(), exports.maxKinds()),
     runFields: new Int32Array(buffer, exports.runFields(), exports.maxFields() * 2),
     lineRows: new Int32Array(buffer, exports.lineRows(), lines),
   };

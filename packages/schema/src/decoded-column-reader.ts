@@ -8,7 +8,7 @@ import { asciiText } from "./ascii-text.js";
 import { type CanonicalColumnReader, compileCanonicalColumnReader } from "./canonical-column-reader.js";
 import { DecoderPool, decoderReads } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
-import { commitDecodedRun, firstFields } from "./decoded-run.js";
+import { commitDecodedRun } from "./decoded-run.js";
 import { EVENT_LAYOUTS, type EventLayout, type EventLayoutTable } from "./event-layouts.js";
 import { generatedFunction, type SourceCompiler } from "./generated-function.js";
 import { KindColumns } from "./kind-columns.js";
@@ -70,7 +70,7 @@ function commitSource(layout: EventLayout, code: number): string {
 }
 
 function readerSource(layouts: EventLayoutTable): string {
-  let bound = "const B = batch;\nconst FIELDS = firstFields(batch);\n";
+  let bound = "const B = batch;\n";
   let commits = "";
   let cases = "";
   Object.values(layouts).forEach((layout, code) => {
@@ -163,7 +163,7 @@ if (!check(code, asciiText(IN, from, from + SL[w]), line + at - first, index + a
 at++;
 }
 if (at === first) return -1;
-commitRun(D, B, FIELDS, first, at - first, line, index);
+commitRun(D, B, first, at - first, line, index);
 next = at;
 return LE[at - 1] + base + 1;
 }
@@ -200,7 +200,7 @@ export function compileDecodedColumnReader(
   const bind = generatedFunction<
     (batch: ColumnBatch, pool: DecoderPool, fallback: CanonicalColumnReader) => ColumnLineReader
   >(
-    { asciiText, flatSlot: KindColumns.flatSlot, commitRun: commitDecodedRun, firstFields },
+    { asciiText, flatSlot: KindColumns.flatSlot, commitRun: commitDecodedRun },
     readerSource(layouts),
     compile,
   );

@@ -1,32 +1,20 @@
 // Commits a run of lines the WebAssembly decoder accepted to a ColumnBatch column by column: the
 // decoder lays out each field's values for the run side by side (canonical-decoder.c, `writeRun`),
-// so each field is one typed-array copy, and JavaScript does per event only the batch's four
-// per-event numbers. Per line, committing value by value cost more than decoding the line.
+// so each field is one typed-array copy, and JavaScript writes per event only its line number and
+// record index. Per line, committing value by value cost more than decoding the line.
 import { asciiText } from "./ascii-text.js";
 import type { CanonicalDecoder } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
 import { KindColumns } from "./kind-columns.js";
 
-/** Per kind of `batch`'s layout table, the index of its first field in the decoder's run tables. */
-export function firstFields(batch: ColumnBatch): Int32Array {
-  const first = new Int32Array(batch.columns.length);
-  let fields = 0;
-  batch.columns.forEach((columns, code) => {
-    first[code] = fields;
-    fields += columns.fields.length;
-  });
-  return first;
-}
-
 /**
  * Appends to `batch` the `count` lines from the decoder's line `first` (all accepted), numbered from
  * `line` and `index` on; their new strings join the batch's dictionary in the order the lines use
- * them, as when they are committed one by one. `fields`: `firstFields(batch)`.
+ * them, as when they are committed one by one.
  */
 export function commitDecodedRun(
   decoder: CanonicalDecoder,
   batch: ColumnBatch,
-  fields: Int32Array,
   first: number,
   count: number,
   line: number,
@@ -49,6 +37,7 @@ export function commitDecodedRun(
   for (let code = 0; code < columns.length; code++) bases[code] = (columns[code] as KindColumns).size;
   decoder.writeRun();
   const runRows = decoder.runRows;
+  const fields = decoder.firstFields;
   for (let code = 0; code < columns.length; code++) {
     const rows = runRows[code] as number;
     if (rows > 0) {

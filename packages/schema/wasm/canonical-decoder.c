@@ -119,6 +119,7 @@ __attribute__((export_name("pendingIds"))) int32_t *pending_ids_address(void) { 
 __attribute__((export_name("out"))) double *out_address(void) { return out; }
 __attribute__((export_name("lineRows"))) int32_t *line_rows_address(void) { return line_rows; }
 __attribute__((export_name("runRows"))) int32_t *run_rows_address(void) { return run_rows; }
+__attribute__((export_name("firstField"))) int32_t *first_field_address(void) { return first_field; }
 __attribute__((export_name("runBases"))) int32_t *run_bases_address(void) { return run_bases; }
 __attribute__((export_name("runFields"))) int32_t *run_fields_address(void) { return run_fields; }
 __attribute__((export_name("maxKinds"))) int32_t max_kinds(void) { return MAX_KINDS; }
