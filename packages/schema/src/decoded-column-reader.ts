@@ -8,7 +8,7 @@ import { asciiText } from "./ascii-text.js";
 import { type CanonicalColumnReader, compileCanonicalColumnReader } from "./canonical-column-reader.js";
 import { DecoderPool, decoderReads } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
-import { commitDecodedRun } from "./decoded-run.js";
+import { commitDecodedRun, internDecodedString } from "./decoded-run.js";
 import { EVENT_LAYOUTS, type EventLayout, type EventLayoutTable } from "./event-layouts.js";
 import { generatedFunction, type SourceCompiler } from "./generated-function.js";
 import { KindColumns } from "./kind-columns.js";
@@ -105,12 +105,8 @@ return true;
 // The batch's id of a string id of the last call (see CanonicalDecoder.dictIds).
 function sid(w) {
 if (w < 0) return w;
-let id = DI[w];
-if (id >= 0) return id;
-const at = SO[w];
-id = B.intern(asciiText(IN, at, at + SL[w]));
-DI[w] = id;
-return id;
+const id = DI[w];
+return id >= 0 ? id : internString(D, B, w);
 }
 ${commits}function decodeFrom(bytes, start) {
 source = null;
@@ -200,7 +196,12 @@ export function compileDecodedColumnReader(
   const bind = generatedFunction<
     (batch: ColumnBatch, pool: DecoderPool, fallback: CanonicalColumnReader) => ColumnLineReader
   >(
-    { asciiText, flatSlot: KindColumns.flatSlot, commitRun: commitDecodedRun },
+    {
+      asciiText,
+      flatSlot: KindColumns.flatSlot,
+      commitRun: commitDecodedRun,
+      internString: internDecodedString,
+    },
     readerSource(layouts),
     compile,
   );

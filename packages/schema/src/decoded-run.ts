@@ -7,6 +7,16 @@ import type { CanonicalDecoder } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
 import { KindColumns } from "./kind-columns.js";
 
+/** Gives the decoder's string `id` of its last call its id in `batch`'s dictionary; returns it. */
+export function internDecodedString(decoder: CanonicalDecoder, batch: ColumnBatch, id: number): number {
+  const start = decoder.stringOffsets[id] as number;
+  const batchId = batch.intern(
+    asciiText(decoder.input, start, start + (decoder.stringLengths[id] as number)),
+  );
+  decoder.dictIds[id] = batchId;
+  return batchId;
+}
+
 /**
  * Appends to `batch` the `count` lines from the decoder's line `first` (all accepted), numbered from
  * `line` and `index` on; their new strings join the batch's dictionary in the order the lines use
@@ -22,16 +32,8 @@ export function commitDecodedRun(
 ): void {
   const pending = decoder.prepareRun(first, count);
   if (pending < 0) throw new RangeError(`decoder run ${first}+${count} holds a declined line`);
-  const ids = decoder.dictIds;
   const pendingIds = decoder.pendingIds;
-  const offsets = decoder.stringOffsets;
-  const lengths = decoder.stringLengths;
-  const input = decoder.input;
-  for (let at = 0; at < pending; at++) {
-    const id = pendingIds[at] as number;
-    const start = offsets[id] as number;
-    ids[id] = batch.intern(asciiText(input, start, start + (lengths[id] as number)));
-  }
+  for (let at = 0; at < pending; at++) internDecodedString(decoder, batch, pendingIds[at] as number);
   const columns = batch.columns;
   const bases = decoder.runBases;
   for (let code = 0; code < columns.length; code++) bases[code] = (columns[code] as KindColumns).size;
