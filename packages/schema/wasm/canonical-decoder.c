@@ -271,6 +271,40 @@ static inline int read_f64(const uint8_t **cursor, double *value) {
   return 1;
 }
 
+/**
+ * Per field of the layout (by its place in `layout`): the value it had on the last line that had it,
+ * in this call. Lines in a row repeat most values (span, op name, device, dtype, category), and one
+ * 16-byte comparison with the last one then stands in for hashing and probing the string table, or
+ * for comparing the variants in turn.
+ */
+static uint32_t last_call[LAYOUT_CAPACITY];
+static int32_t last_offset[LAYOUT_CAPACITY];
+static int32_t last_length[LAYOUT_CAPACITY];
+static int32_t last_id[LAYOUT_CAPACITY];
+
+/** Whether the `length` bytes (at most 16) at `a` and `b`, both within the input and its padding, are equal. */
+static inline int same_short(const uint8_t *a, const uint8_t *b, int32_t length) {
+  uint32_t same = (uint32_t)wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(a), wasm_v128_load(b)));
+  uint32_t wanted = (1u << length) - 1;
+  return (same & wanted) == wanted;
+}
+
+/** The id of a string field's value: the last one's when the bytes repeat it, else interned. */
+static inline int32_t field_string_id(int32_t place, const uint8_t *start, int32_t length) {
+  if (last_call[place] == call && last_length[place] == length && length <= 16 &&
+      same_short(input + last_offset[place], start, length)) {
+    return last_id[place];
+  }
+  int32_t id = intern(start, length);
+  if (id >= 0) {
+    last_call[place] = call;
+    last_offset[place] = (int32_t)(start - input);
+    last_length[place] = length;
+    last_id[place] = id;
+  }
+  return id;
+}
+
 static inline int push(double value) {
   if (value_count >= VALUE_CAPACITY) {
     full = 1;
@@ -287,16 +321,26 @@ static int read_value(const uint8_t **cursor, const int32_t *field) {
       const uint8_t *start;
       int32_t length;
       if (!scan_string(cursor, &start, &length)) return 0;
-      int32_t id = intern(start, length);
+      int32_t id = field_string_id((int32_t)(field - layout), start, length);
       return id >= 0 && push((double)id);
     }
     case ENUM: {
       const uint8_t *start;
       int32_t length;
       if (!scan_string(cursor, &start, &length)) return 0;
+      // The variant of the field's last value first (variants are distinct literals).
+      int32_t place = (int32_t)(field - layout);
+      int32_t guess = last_call[place] == call ? last_id[place] : 0;
       const int32_t *variant = layout + field[4];
+      if (field[5] > 0 && variant[guess * 2 + 1] == length && literal_at(start, variant[guess * 2], length)) {
+        return push((double)guess);
+      }
       for (int32_t index = 0; index < field[5]; index++, variant += 2) {
-        if (variant[1] == length && literal_at(start, variant[0], length)) return push((double)index);
+        if (variant[1] == length && literal_at(start, variant[0], length)) {
+          last_call[place] = call;
+          last_id[place] = index;
+          return push((double)index);
+        }
       }
       return 0;
     }
