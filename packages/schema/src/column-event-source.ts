@@ -15,6 +15,13 @@ export type ColumnEventBuilder = (
   strings: readonly string[],
 ) => TraceEvent;
 
+/**
+ * A whole number read from a Float64Array, as a small integer where it is one. The array gives V8 a
+ * double, which it would store in the event as a boxed number (16 bytes more per value, more work
+ * for the collector); the text readers' events hold small integers unboxed.
+ */
+const SMALL_INTEGER = (name: string): string => `(${name} | 0) === ${name} ? ${name} | 0 : ${name}`;
+
 function valueSource(field: FieldLayout, index: number): string {
   const column = `columns.fields[${index}]`;
   const optional = field.presence === "optional";
@@ -28,7 +35,7 @@ function valueSource(field: FieldLayout, index: number): string {
     case "f64":
       return `const v${index} = ${column}.values[row];\n${optional ? `const h${index} = v${index} === v${index};\n` : ""}`;
     case "u64":
-      return `const n${index} = ${column}.values[row];\n${optional ? `const h${index} = n${index} !== ${ABSENT_U64};\n` : ""}const v${index} = n${index} === ${EXACT_U64} ? ${column}.exact.get(row) : n${index};\n`;
+      return `const n${index} = ${column}.values[row];\n${optional ? `const h${index} = n${index} !== ${ABSENT_U64};\n` : ""}const v${index} = n${index} === ${EXACT_U64} ? ${column}.exact.get(row) : ${SMALL_INTEGER("n" + index)};\n`;
     case "strings":
       return `const v${index} = stringList(${column}, row, strings);\n`;
     case "shape":
@@ -64,7 +71,8 @@ function shapeList(column: KindColumns["fields"][number], row: number): (number 
   const values = new Array<number | bigint>(to - from);
   for (let at = from; at < to; at++) {
     const size = column.flat[at] as number;
-    values[at - from] = size === EXACT_U64 ? (column.exact.get(at) as bigint) : size;
+    values[at - from] =
+      size === EXACT_U64 ? (column.exact.get(at) as bigint) : (size | 0) === size ? size | 0 : size;
   }
   return values;
 }
