@@ -1,6 +1,6 @@
-// The column processor commits runs of decoded lines together (ColumnLineReader.run), checking
-// span starts and ends inside a run. Against the event processor, which reads every line on its
-// own: the same events, line numbers, record indexes, diagnostics and final error, for traces with
+// The processor commits runs of lines decoded from bytes together (ColumnLineReader.run), checking
+// span starts and ends inside a run. Against the same lines given as text, which the text tiers
+// (JSON.parse) read one by one: the same events, line numbers, record indexes, diagnostics and final error, for traces with
 // refused span lines, lines only the text tiers read, over-long lines, blank lines, any batch size,
 // any cut into pieces, both modes and any choice of kinds.
 import { readFileSync } from "node:fs";
@@ -55,7 +55,7 @@ function read(
   cuts: readonly number[],
   batchSize: number,
   options: ReadOptions,
-  columns: boolean,
+  source: "bytes" | "text",
 ): Outcome {
   const outcome: Outcome = { records: [], diagnostics: [], error: "" };
   const withDiagnostics: ReadOptions = {
@@ -64,33 +64,32 @@ function read(
   };
   // Pieces end at line ends (as the file reader cuts them); the trace ends with its LF.
   const pieces: LinePiece[] = [];
+  const decoder = new TextDecoder();
   let start = 0;
   for (let at = 0; start < bytes.length; at++) {
     let end = bytes.indexOf(10, Math.min(bytes.length - 1, start + (cuts[at % cuts.length] as number)));
     if (end < 0) end = bytes.length - 1;
-    pieces.push({ type: "bytes", bytes: bytes.slice(start, end + 1), unterminated: false });
+    const slice = bytes.slice(start, end + 1);
+    pieces.push(
+      source === "bytes"
+        ? { type: "bytes", bytes: slice, unterminated: false }
+        : { type: "text", text: decoder.decode(slice), unterminated: false },
+    );
     start = end + 1;
   }
-  if (columns) {
-    const batch: ColumnBatch = new Batch();
-    const processor = LineProcessor.intoColumns("f", withDiagnostics, batch);
-    outcome.error = drive(processor, pieces, batchSize, () => {
-      for (let at = 0; at < batch.size; at++) {
-        outcome.records.push([batch.event(at), batch.lines[at] as number, batch.indexes[at] as number]);
-      }
-      batch.clear();
-    });
-  } else {
-    const processor = new LineProcessor("f", withDiagnostics, (event, line, index) =>
-      outcome.records.push([event, line, index]),
-    );
-    outcome.error = drive(processor, pieces, batchSize, () => {});
-  }
+  const batch: ColumnBatch = new Batch();
+  const processor = new LineProcessor("f", withDiagnostics, batch);
+  outcome.error = drive(processor, pieces, batchSize, () => {
+    for (let at = 0; at < batch.size; at++) {
+      outcome.records.push([batch.event(at), batch.lines[at] as number, batch.indexes[at] as number]);
+    }
+    batch.clear();
+  });
   return outcome;
 }
 
 describe("the column processor's runs", () => {
-  it("read as the event processor reads line by line", () => {
+  it("read as the text tiers read the same lines one by one", () => {
     const encoder = new TextEncoder();
     fc.assert(
       fc.property(
@@ -115,8 +114,8 @@ describe("the column processor's runs", () => {
             ...(kinds === undefined ? {} : { kinds }),
             ...(maxLineLength === undefined ? {} : { maxLineLength }),
           };
-          const expected = read(bytes, cuts, batchSize, options, false);
-          const actual = read(bytes, cuts, batchSize, options, true);
+          const expected = read(bytes, cuts, batchSize, options, "text");
+          const actual = read(bytes, cuts, batchSize, options, "bytes");
           expect(actual.records).toEqual(expected.records);
           expect(actual.diagnostics).toEqual(expected.diagnostics);
           expect(actual.error).toBe(expected.error);

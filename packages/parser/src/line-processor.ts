@@ -1,15 +1,15 @@
 // The per-line core shared by every entry point: counts physical lines and event indexes, trims,
-// decodes through @cg/schema and applies the ordering rules. Events go to a callback so the hot
-// loop allocates nothing per line beyond what decoding needs.
+// decodes through @cg/schema and applies the ordering rules. Events are read into a ColumnBatch,
+// which each reader turns into what it hands out (columns, event objects, a document).
 //
-// Bytes are read canonical-first: each line goes straight from UTF-8 bytes to an event through
-// `readCanonicalLine` (no text decoding, no JSON.parse). A line that is not canonical (`meta`,
+// Bytes are read canonical-first: each line goes straight from UTF-8 bytes into the batch's columns
+// through the column decoder (no text decoding, no JSON.parse), runs of lines committed together.
+// A line that is not canonical (`meta`,
 // blank, not ASCII, another writer's form, invalid) is framed once, decoded alone as text and sent
 // straight to `decodeTraceLine`'s JSON.parse tiers (the canonical tier already refused it), which
 // give the result or the exact error; after TEXT_AFTER_MISSES such lines in a row, the rest of the
 // run is decoded as text at once.
 import {
-  type CanonicalLine,
   type ColumnBatch,
   type ColumnLineReader,
   type DecodeTraceLineOptions,
@@ -23,7 +23,6 @@ import {
   RUN_CHECK,
   RUN_READ,
   RUN_STOP,
-  readCanonicalLine,
   type TraceEvent,
   trimTraceLine,
 } from "@cg/schema/core";
@@ -112,8 +111,6 @@ const SPAN_START = EVENT_KINDS.indexOf("span_start");
 const SPAN_END = EVENT_KINDS.indexOf("span_end");
 const INVALID_UTF8: LinePiece = { type: "invalid_utf8" };
 
-export type EventSink = (event: TraceEvent, line: number, index: number) => void;
-
 export class LineProcessor {
   readonly file: string;
   readonly lenient: boolean;
@@ -121,15 +118,13 @@ export class LineProcessor {
   readonly diagnostics: TraceParseError[] = [];
   readonly #checker: StructureChecker;
   readonly #onDiagnostic: ((diagnostic: TraceParseError) => void) | undefined;
-  readonly #sink: EventSink;
   /** With `kinds`: the kinds delivered, and the first bytes of the canonical lines skipped. */
   readonly #kinds: ReadonlySet<EventKind> | undefined;
   readonly #skipped: Uint8Array[] | undefined;
-  readonly #canonical: CanonicalLine = { event: undefined, end: 0 };
-  /** In column mode (`LineProcessor.intoColumns`): the batch canonical lines are read into, and its reader. */
-  #batch: ColumnBatch | undefined;
-  #readColumns: ColumnLineReader | undefined;
-  #runKinds: Uint8Array | undefined;
+  /** The batch every accepted event is read into, the column decoder reading into it, and its run modes. */
+  readonly #batch: ColumnBatch;
+  readonly #readColumns: ColumnLineReader;
+  readonly #runKinds: Uint8Array;
   /**
    * A run's span line passes when its ordering rules do. A refused one ends the run; read on its
    * own next, it is refused again (the checks change nothing when they refuse).
@@ -144,47 +139,28 @@ export class LineProcessor {
   #offset = 0;
   /** Non-canonical lines in a row in the current bytes piece. */
   #misses = 0;
-  /** Events handed to the sink so far. */
+  /** Events accepted into the batch so far. */
   #delivered = 0;
   #nextLine = 1;
   #nextIndex = 0;
 
   /**
+   * Canonical lines are decoded straight into `batch`'s columns and checked from them; the text
+   * tiers' events are appended to it. Read and clear the batch after each `drain`.
    * `checker`: the ordering rules to apply; a reader that decodes a part of a file away from its
    * start passes one that accepts everything and leaves the rules to whoever merges the parts.
    */
-  constructor(file: string, options: ReadOptions, sink: EventSink, checker = new StructureChecker(file)) {
+  constructor(file: string, options: ReadOptions, batch: ColumnBatch, checker = new StructureChecker(file)) {
     this.file = file;
     this.lenient = options.mode === "lenient";
     this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
     this.#onDiagnostic = options.onDiagnostic;
     this.#checker = checker;
-    this.#sink = sink;
     this.#kinds = options.kinds === undefined ? undefined : new Set<EventKind>(["meta", ...options.kinds]);
     this.#skipped = skippedKindPrefixes(options.kinds);
-  }
-
-  /**
-   * A processor in column mode: canonical lines are decoded straight into `batch`'s columns and
-   * checked from them, the text tiers' events are appended to it. Read and clear the batch after
-   * each `drain`.
-   */
-  static intoColumns(
-    file: string,
-    options: ReadOptions,
-    batch: ColumnBatch,
-    checker?: StructureChecker,
-  ): LineProcessor {
-    const processor = new LineProcessor(
-      file,
-      options,
-      (event, line, index) => batch.appendEvent(event, line, index),
-      checker,
-    );
-    processor.#batch = batch;
-    processor.#readColumns = decodedColumnReader(batch);
-    processor.#runKinds = runKindsFor(processor.#kinds);
-    return processor;
+    this.#batch = batch;
+    this.#readColumns = decodedColumnReader(batch);
+    this.#runKinds = runKindsFor(this.#kinds);
   }
 
   /** The ids of the spans started so far; a span's row in a SpanTable is its index here. */
@@ -211,7 +187,7 @@ export class LineProcessor {
   }
 
   /**
-   * Processes queued pieces until `maxEvents` more events were delivered to the sink (a reader
+   * Processes queued pieces until `maxEvents` more events were accepted into the batch (a reader
    * then hands them out before more are decoded, so few are alive at once) or the queue is empty.
    * Returns true when work remains.
    */
@@ -296,44 +272,13 @@ export class LineProcessor {
    * from `#offset` on. Returns false when it stopped at `limit` delivered events, true when done.
    */
   #processBytes(bytes: Uint8Array, unterminated: boolean, limit: number): boolean {
-    if (this.#readColumns !== undefined) return this.#processColumnBytes(bytes, unterminated, limit);
     const length = bytes.length;
     const maxLineLength = this.maxLineLength;
-    const canonical = this.#canonical;
-    const skipped = this.#skipped;
-    let start = this.#offset;
-    while (start < length) {
-      if (this.#delivered >= limit) {
-        this.#offset = start;
-        return false;
-      }
-      const afterSkipped = skipped === undefined ? -1 : this.#skipLine(bytes, start, skipped);
-      if (afterSkipped >= 0) {
-        start = afterSkipped;
-        continue;
-      }
-      if (readCanonicalLine(bytes, start, canonical) && canonical.end - start <= maxLineLength) {
-        this.#misses = 0;
-        this.#accept(canonical.event as TraceEvent, this.#nextLine++, this.#nextIndex++);
-        start = canonical.end + 1;
-        continue;
-      }
-      start = this.#nonCanonicalLine(bytes, start, unterminated, CANONICAL_TRIED);
-    }
-    this.#offset = 0;
-    this.#misses = 0;
-    return true;
-  }
-
-  /** `#processBytes` in column mode: canonical lines go straight into the batch's columns. */
-  #processColumnBytes(bytes: Uint8Array, unterminated: boolean, limit: number): boolean {
-    const length = bytes.length;
-    const maxLineLength = this.maxLineLength;
-    const read = this.#readColumns as ColumnLineReader;
+    const read = this.#readColumns;
     const run = read.run;
-    const runKinds = this.#runKinds as Uint8Array;
+    const runKinds = this.#runKinds;
     const checkRunLine = this.#checkRunLine;
-    const batch = this.#batch as ColumnBatch;
+    const batch = this.#batch;
     const skipped = this.#skipped;
     let start = this.#offset;
     // A new piece: its buffer may be one the reader has decoded before, with other bytes now.
@@ -567,40 +512,25 @@ export class LineProcessor {
     this.#acceptDecoded(result.event, line, index);
   }
 
-  /**
-   * An event of any kind (`meta` included), from the text tiers. `meta` is checked apart from
-   * `#accept`, which the canonical loop inlines and which never sees one.
-   */
+  /** Applies the ordering rules to an event of any kind from the text tiers and appends it to the batch. */
   #acceptDecoded(event: TraceEvent, line: number, index: number): void {
-    if (event.kind !== "meta") {
-      this.#accept(event, line, index);
-      return;
-    }
-    const structureError = this.#checker.checkMeta(event, line, index);
-    if (structureError !== undefined) {
-      this.#fail(structureError);
-      return;
-    }
-    this.#delivered++;
-    this.#sink(event, line, index);
-  }
-
-  /** Moves past `lines` physical lines holding `records` records that were decoded elsewhere. */
-  skip(lines: number, records: number): void {
-    this.#nextLine += lines;
-    this.#nextIndex += records;
-  }
-
-  /** Applies the ordering rules to a decoded event other than `meta` and hands it on. */
-  #accept(event: TraceEvent, line: number, index: number): void {
-    const structureError = this.#checker.check(event, line, index);
+    const structureError =
+      event.kind === "meta"
+        ? this.#checker.checkMeta(event, line, index)
+        : this.#checker.check(event, line, index);
     if (structureError !== undefined) {
       this.#fail(structureError);
       return;
     }
     if (this.#kinds !== undefined && !this.#kinds.has(event.kind)) return;
     this.#delivered++;
-    this.#sink(event, line, index);
+    this.#batch.appendEvent(event, line, index);
+  }
+
+  /** Moves past `lines` physical lines holding `records` records that were decoded elsewhere. */
+  skip(lines: number, records: number): void {
+    this.#nextLine += lines;
+    this.#nextIndex += records;
   }
 
   #tooLong(length: number): void {

@@ -1,7 +1,7 @@
 // Drives any trace source through a LineProcessor: in-memory text and bytes at once, files and
 // streams a chunk at a time, with read failures turned into TraceParseErrors that name the file.
 import type { ColumnBatch } from "@cg/schema/core";
-import { type EventSink, LineProcessor, type ReadOptions } from "./line-processor.js";
+import { LineProcessor, type ReadOptions } from "./line-processor.js";
 import { ByteLineSplitter, type LinePiece, TextLineSplitter } from "./line-splitter.js";
 import { TraceParseError } from "./trace-parse-error.js";
 import {
@@ -25,8 +25,16 @@ export function wrapReadFailure(error: unknown, file: string): unknown {
   });
 }
 
-/** Feeds in-memory text or bytes through the processor synchronously. */
-export function processSync(source: string | Uint8Array, processor: LineProcessor): void {
+/**
+ * Feeds in-memory text or bytes through the processor synchronously, calling `step` after each
+ * `eventsPerStep` events delivered to its sink and once at the end.
+ */
+export function processSync(
+  source: string | Uint8Array,
+  processor: LineProcessor,
+  eventsPerStep: number,
+  step: () => void,
+): void {
   const pieces: LinePiece[] = [];
   if (typeof source === "string") {
     const splitter = new TextLineSplitter(processor.maxLineLength);
@@ -37,8 +45,10 @@ export function processSync(source: string | Uint8Array, processor: LineProcesso
     splitter.push(source, pieces);
     splitter.end(pieces);
   }
-  processor.processPieces(pieces);
+  processor.enqueue(pieces);
+  while (processor.drain(eventsPerStep)) step();
   processor.finish();
+  step();
 }
 
 /**
@@ -109,16 +119,11 @@ export async function* processChunks(
   yield;
 }
 
-/** A processor that hands each accepted event to `sink`, in file order (event mode). */
-export function createProcessor(source: TraceSource, options: ReadOptions, sink: EventSink): LineProcessor {
-  return new LineProcessor(options.file ?? sourceLabel(source), options, sink);
-}
-
-/** A processor that reads each accepted event into `batch` (column mode, see `LineProcessor.intoColumns`). */
+/** A processor that reads each accepted event into `batch`. */
 export function createColumnProcessor(
   source: TraceSource,
   options: ReadOptions,
   batch: ColumnBatch,
 ): LineProcessor {
-  return LineProcessor.intoColumns(options.file ?? sourceLabel(source), options, batch);
+  return new LineProcessor(options.file ?? sourceLabel(source), options, batch);
 }

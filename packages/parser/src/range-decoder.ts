@@ -64,7 +64,7 @@ export class RangeDecoder {
   constructor(options: RangeDecodeOptions) {
     // Lenient, so a bad line is recorded rather than thrown; any diagnostic fails the range. Line
     // and record numbers are counted from 1 and 0 within the range.
-    this.#processor = LineProcessor.intoColumns(
+    this.#processor = new LineProcessor(
       "<range>",
       {
         mode: "lenient",
