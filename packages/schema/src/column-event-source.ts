@@ -20,7 +20,9 @@ export type ColumnEventBuilder = (
  * double, which it would store in the event as a boxed number (16 bytes more per value, more work
  * for the collector); the text readers' events hold small integers unboxed.
  */
-const SMALL_INTEGER = (name: string): string => `(${name} | 0) === ${name} ? ${name} | 0 : ${name}`;
+function smallInteger(value: number): number {
+  return (value | 0) === value ? value | 0 : value;
+}
 
 function valueSource(field: FieldLayout, index: number): string {
   const column = `columns.fields[${index}]`;
@@ -35,7 +37,7 @@ function valueSource(field: FieldLayout, index: number): string {
     case "f64":
       return `const v${index} = ${column}.values[row];\n${optional ? `const h${index} = v${index} === v${index};\n` : ""}`;
     case "u64":
-      return `const n${index} = ${column}.values[row];\n${optional ? `const h${index} = n${index} !== ${ABSENT_U64};\n` : ""}const v${index} = n${index} === ${EXACT_U64} ? ${column}.exact.get(row) : ${SMALL_INTEGER("n" + index)};\n`;
+      return `const n${index} = ${column}.values[row];\n${optional ? `const h${index} = n${index} !== ${ABSENT_U64};\n` : ""}const v${index} = n${index} === ${EXACT_U64} ? ${column}.exact.get(row) : smallInteger(n${index});\n`;
     case "strings":
       return `const v${index} = stringList(${column}, row, strings);\n`;
     case "shape":
@@ -71,8 +73,7 @@ function shapeList(column: KindColumns["fields"][number], row: number): (number 
   const values = new Array<number | bigint>(to - from);
   for (let at = from; at < to; at++) {
     const size = column.flat[at] as number;
-    values[at - from] =
-      size === EXACT_U64 ? (column.exact.get(at) as bigint) : (size | 0) === size ? size | 0 : size;
+    values[at - from] = size === EXACT_U64 ? (column.exact.get(at) as bigint) : smallInteger(size);
   }
   return values;
 }
@@ -83,5 +84,5 @@ export function compileColumnEventBuilders(
   compile?: SourceCompiler,
 ): ColumnEventBuilder[] | undefined {
   const body = `return [\n${Object.values(layouts).map(builderSource).join(",\n")}\n];\n`;
-  return generatedFunction<ColumnEventBuilder[]>({ stringList, shapeList }, body, compile);
+  return generatedFunction<ColumnEventBuilder[]>({ stringList, shapeList, smallInteger }, body, compile);
 }
