@@ -27,7 +27,7 @@ export function wrapReadFailure(error: unknown, file: string): unknown {
 
 /**
  * Feeds in-memory text or bytes through the processor synchronously, calling `step` after each
- * `eventsPerStep` events delivered to its sink and once at the end.
+ * `eventsPerStep` events accepted into its batch, and once at the end.
  */
 export function processSync(
   source: string | Uint8Array,
