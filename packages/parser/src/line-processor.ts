@@ -4,11 +4,10 @@
 //
 // Bytes are read canonical-first: each line goes straight from UTF-8 bytes into the batch's columns
 // through the column decoder (no text decoding, no JSON.parse), runs of lines committed together.
-// A line that is not canonical (`meta`,
-// blank, not ASCII, another writer's form, invalid) is framed once, decoded alone as text and sent
-// straight to `decodeTraceLine`'s JSON.parse tiers (the canonical tier already refused it), which
-// give the result or the exact error; after TEXT_AFTER_MISSES such lines in a row, the rest of the
-// run is decoded as text at once.
+// A line that is not canonical (`meta`, blank, not ASCII, another writer's form, invalid) is framed
+// once, decoded alone as text and sent straight to `decodeTraceLine`'s JSON.parse tiers (the
+// canonical tier already refused it), which give the result or the exact error; after
+// TEXT_AFTER_MISSES such lines in a row, the rest of the run is decoded as text at once.
 import {
   type ColumnBatch,
   type ColumnLineReader,
@@ -363,7 +362,12 @@ export class LineProcessor {
 
   /** Whether events of kind `code` are delivered (see `kinds`). */
   #wanted(code: number): boolean {
-    return this.#kinds === undefined || this.#kinds.has(EVENT_KINDS[code] as EventKind);
+    return this.#wantedKind(EVENT_KINDS[code] as EventKind);
+  }
+
+  /** Whether events of `kind` are delivered (see `kinds`). */
+  #wantedKind(kind: EventKind): boolean {
+    return this.#kinds === undefined || this.#kinds.has(kind);
   }
 
   /**
@@ -522,7 +526,7 @@ export class LineProcessor {
       this.#fail(structureError);
       return;
     }
-    if (this.#kinds !== undefined && !this.#kinds.has(event.kind)) return;
+    if (!this.#wantedKind(event.kind)) return;
     this.#delivered++;
     this.#batch.appendEvent(event, line, index);
   }

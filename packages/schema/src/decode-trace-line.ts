@@ -49,8 +49,9 @@ function decodeParsed(line: string, parsed: unknown): DecodeLineResult {
 
 export interface DecodeTraceLineOptions {
   /**
-   * The line's bytes already went through `readCanonicalLine` and were refused: skip the canonical
-   * tier and go straight to the JSON.parse tiers (the result is the same either way).
+   * The line's bytes already went through a canonical-bytes reader (`readCanonicalLine`, or the
+   * column decoder, which has the same grammar) and were refused: skip the canonical tier and go
+   * straight to the JSON.parse tiers (the result is the same either way).
    */
   canonicalTried?: boolean;
 }
