@@ -5,6 +5,8 @@ export default defineConfig([
   {
     entry: ["src/index.ts"],
     format: ["esm", "cjs"],
+    // `import.meta.url` in the CJS build (the table's lazy require of string-width).
+    shims: true,
     dts: declarationOptions,
     clean: true,
     ...sourceMapOptions,

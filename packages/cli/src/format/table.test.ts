@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import stringWidth from "string-width";
 import { afterEach, describe, expect, it } from "vitest";
-import { displayWidth, ellipsizeMiddle, renderTable, setTableWidth, truncateToWidth } from "./table.js";
+import {
+  displayWidth,
+  ellipsizeMiddle,
+  ONE_COLUMN_TEXT,
+  renderTable,
+  setTableWidth,
+  truncateToWidth,
+} from "./table.js";
 
 const lineWidths = (table: string): number[] =>
   table
@@ -167,6 +174,24 @@ describe("displayWidth and ellipsizeMiddle", () => {
     );
     expect(displayWidth("matmul 1.2 ms")).toBe(13);
     expect(displayWidth("矩阵")).toBe(4);
+  });
+
+  it("takes a character as one column without string-width only where string-width says so", () => {
+    const oneColumn: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const character = String.fromCharCode(code);
+      if (ONE_COLUMN_TEXT.test(character)) oneColumn.push(character);
+    }
+    // The fast path covers the units and signs the CLI prints, and not ©, ® or the soft hyphen.
+    for (const sign of ["µ", "…", "·", "→", "−", "×", "—", "é"]) expect(oneColumn).toContain(sign);
+    for (const wider of ["©", "®", "\u00ad", "\u0301", "↔", "中"]) expect(oneColumn).not.toContain(wider);
+    expect(oneColumn.filter((character) => stringWidth(character) !== 1)).toEqual([]);
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...oneColumn), { maxLength: 30 }), (characters) => {
+        const text = characters.join("");
+        expect(displayWidth(text)).toBe(stringWidth(text));
+      }),
+    );
   });
 
   it("keeps both ends within the width", () => {

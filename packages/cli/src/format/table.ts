@@ -1,4 +1,5 @@
-import stringWidth from "string-width";
+import { createRequire } from "node:module";
+import type stringWidthFunction from "string-width";
 import { escapeControlKeepingColour } from "./escape-control.js";
 
 export type Alignment = "left" | "right";
@@ -25,14 +26,35 @@ export function setTableWidth(width: number | undefined): void {
   terminalWidth = width !== undefined && width > 0 ? width : undefined;
 }
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// string-width and the grapheme segmenter are loaded on first use: most tables are plain ASCII, and
+// loading both at start was over half of the instructions `cg-trace` ran before its command began.
+let stringWidth: typeof stringWidthFunction | undefined;
+let segmenter: Intl.Segmenter | undefined;
+
+/** The graphemes of `text`, colour codes removed. */
+function graphemesOf(text: string): string[] {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  return Array.from(segmenter.segment(plainText(text)), (part) => part.segment);
+}
+
+/**
+ * Characters one terminal column wide each, by string-width too (a test holds every one to it):
+ * printable ASCII, the Latin letters and signs (not ©, ® or the soft hyphen), dashes, "…", "·",
+ * the four arrows and the minus sign. Cells made of them only, units like "µs" included, are as wide
+ * as they are long.
+ */
+export const ONE_COLUMN_TEXT =
+  /^[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ac\u00af-\u02ff\u2010-\u2027\u2190-\u2193\u2212]*$/;
 const SGR = /\u001b\[[0-9;]*m/g;
 
 /** Terminal columns of `text`: CJK and emoji count two, colour codes none. */
 export function displayWidth(text: string): number {
-  // Most cells are plain ASCII: one column per character, without string-width's per-grapheme work.
-  return PRINTABLE_ASCII.test(text) ? text.length : stringWidth(text);
+  // Most cells are one column per character: no string-width and its per-grapheme work for them.
+  if (ONE_COLUMN_TEXT.test(text)) return text.length;
+  // A synchronous require of the ES module (Node ≥ 20.19), from the ESM and the CJS build alike.
+  stringWidth ??= (createRequire(import.meta.url)("string-width") as { default: typeof stringWidthFunction })
+    .default;
+  return stringWidth(text);
 }
 
 /** The graphemes of `text` that fit in `width` columns, from the start or (fromEnd) the end. */
@@ -54,7 +76,7 @@ const plainText = (text: string): string => (text.includes("\u001b") ? text.repl
 export function truncateToWidth(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   if (width <= 0) return "";
-  const graphemes = Array.from(segmenter.segment(plainText(text)), (part) => part.segment);
+  const graphemes = graphemesOf(text);
   return `${takeColumns(graphemes, width - 1, false)}…`;
 }
 
@@ -65,7 +87,7 @@ export function truncateToWidth(text: string, width: number): string {
 export function ellipsizeMiddle(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   if (width <= 0) return "";
-  const graphemes = Array.from(segmenter.segment(plainText(text)), (part) => part.segment);
+  const graphemes = graphemesOf(text);
   const room = width - 1;
   const head = takeColumns(graphemes, Math.ceil(room / 2), false);
   const tail = takeColumns(graphemes, room - displayWidth(head), true);
