@@ -2,7 +2,7 @@
 // the CLI load the wire contract from `@cg/schema/core`, which has no zod schema. A module hook
 // logs every module a fresh process loads: these entries and `cg-trace summary` must load no zod,
 // and `@cg/schema` (the root, with the zod schemas) must, or the hook sees nothing. `summary` loads no
-// module of the commands it does not run either.
+// module of the commands it does not run either, nor string-width while its tables need no wide character.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,5 +86,34 @@ describe("modules that load without zod", () => {
     for (const other of ["report", "writer", "cuda-probe"]) {
       expect(urls.filter((url) => url.includes(`/packages/${other}/dist/`))).toEqual([]);
     }
+    expect(urls.filter((url) => url.includes("/string-width/"))).toEqual([]);
+  });
+
+  it("cg-trace summary requires string-width only for a table cell of wider characters", () => {
+    // The table requires it on first use (the module hook does not see a require of an ES module;
+    // Node's module debug log does).
+    const requires = (trace: string) => {
+      const result = spawnSync(
+        process.execPath,
+        [join(repoRoot, "packages/cli/dist/bin.js"), "summary", trace],
+        {
+          cwd: repoRoot,
+          encoding: "utf8",
+          env: { ...process.env, NODE_DEBUG: "module" },
+          timeout: 60_000,
+        },
+      );
+      expect(result.status).toBe(0);
+      return result.stderr.includes("Module._load REQUEST string-width");
+    };
+    const golden = join(repoRoot, "fixtures/trace6/valid/golden-train.jsonl");
+    const wide = join(scratch, "wide-names.jsonl");
+    writeFileSync(
+      wide,
+      readFileSync(golden, "utf8").replaceAll('"op_name":"matmul"', '"op_name":"矩阵乘法"'),
+    );
+    // Durations print as "µs": one column, no string-width for them.
+    expect(requires(golden)).toBe(false);
+    expect(requires(wide)).toBe(true);
   });
 });
