@@ -26,8 +26,8 @@ export function setTableWidth(width: number | undefined): void {
   terminalWidth = width !== undefined && width > 0 ? width : undefined;
 }
 
-// string-width and the grapheme segmenter are loaded on first use: most tables are plain ASCII, and
-// loading both at start was over half of the instructions `cg-trace` ran before its command began.
+// string-width and the grapheme segmenter are loaded on first use: most cells are one column per
+// character, and loading both at start was a third of what `cg-trace` ran before its command began.
 let stringWidth: typeof stringWidthFunction | undefined;
 let segmenter: Intl.Segmenter | undefined;
 
