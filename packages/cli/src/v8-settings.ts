@@ -26,17 +26,17 @@ const KEEP_YOUNG_SIZE = "--semi-space-growth-factor=1";
 /** Less inlining (see above). */
 export const LESS_INLINING_FLAG = "--max-inlined-bytecode-size-cumulative=300";
 
-/** Each V8 flag with the `node` options that mean its user chose that setting already. */
-export const V8_SETTINGS: ReadonlyArray<{ flag: string; chosenBy: RegExp }> = [
+/**
+ * Each V8 flag with the `node` options that mean its user chose that setting already, and the
+ * commands that keep V8's default.
+ */
+export const V8_SETTINGS: ReadonlyArray<{ flag: string; chosenBy: RegExp; except?: readonly string[] }> = [
   // Semi-spaces stay at their first size (1 MiB): they never grow.
   { flag: KEEP_YOUNG_SIZE, chosenBy: /^--(max-|min-)?semi-space-(size|growth-factor)\b/ },
   // The old generation is marked again once it is 1.5 × what the last marking kept alive.
   { flag: "--heap-growing-percent=50", chosenBy: /^--heap-growing-percent\b/ },
-  { flag: LESS_INLINING_FLAG, chosenBy: /^--max-inlined-bytecode-size-cumulative\b/ },
+  { flag: LESS_INLINING_FLAG, chosenBy: /^--max-inlined-bytecode-size-cumulative\b/, except: ["demo"] },
 ];
-
-/** The command that keeps V8's default inlining (see above). */
-const DEFAULT_INLINING_COMMAND = "demo";
 
 /** The commands whose young generation grows once (see above), and by how much. */
 const GROW_ONCE_COMMANDS: ReadonlySet<string> = new Set(["summary", "validate", "query"]);
@@ -60,9 +60,9 @@ export function v8Flags(
   const chosen = nodeOptionNames(execArgv, nodeOptions);
   const growOnce = command !== undefined && GROW_ONCE_COMMANDS.has(command);
   return V8_SETTINGS.filter(
-    ({ flag, chosenBy }) =>
+    ({ chosenBy, except }) =>
       !chosen.some((option) => chosenBy.test(option)) &&
-      !(flag === LESS_INLINING_FLAG && command === DEFAULT_INLINING_COMMAND),
+      !(command !== undefined && except?.includes(command)),
   ).map(({ flag }) => (growOnce && flag === KEEP_YOUNG_SIZE ? GROW_ONCE_FLAG : flag));
 }
 
