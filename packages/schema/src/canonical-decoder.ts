@@ -4,6 +4,7 @@
 // thread may), there is no decoder and the JavaScript tiers read every line, with the same result.
 import { CANONICAL_DECODER_MODULE } from "./canonical-decoder-module.generated.js";
 import type { EventLayout, EventLayoutTable, WireType } from "./event-layouts.js";
+import { elementArrayOf, rowArrayOf } from "./kind-columns.js";
 
 /** The decoder's type codes (canonical-decoder.c); types without one make a kind unreadable. */
 const TYPE_CODES: Partial<Record<WireType, number>> = {
@@ -47,17 +48,20 @@ interface DecoderExports {
   poolCapacity(): number;
   dictIds(): number;
   pendingIds(): number;
-  out(): number;
   lineRows(): number;
   runRows(): number;
+  runStarts(): number;
   runBases(): number;
   firstField(): number;
-  runFields(): number;
   maxKinds(): number;
-  maxFields(): number;
+  stageColumn(field: number): number;
+  stageOffsets(field: number): number;
+  stageFlat(field: number): number;
+  stageRows(): number;
+  stageFlatCapacity(): number;
   forgetIds(): void;
-  prepareRun(first: number, count: number): number;
-  writeRun(): void;
+  stageRun(first: number, count: number): number;
+  finishRun(): void;
 }
 
 /** One decoder instance: `decode` fills the views below (they stay valid: the memory never grows). */
@@ -87,24 +91,29 @@ export interface CanonicalDecoder {
   /**
    * Prepares the commit of the `count` accepted lines from line `first`: returns how many of their
    * strings have no batch id yet, listed in `pendingIds` in the order the lines use them (the caller
-   * sets their `dictIds` before `writeRun`), or -1 when a line of the run was declined.
+   * sets their `dictIds` before `finishRun`), or -1 when a line of the run was declined. Counts the
+   * run's rows per kind in `runRows`: they are staged side by side from `runStarts[kind]` on.
    */
-  prepareRun(first: number, count: number): number;
+  stageRun(first: number, count: number): number;
   readonly pendingIds: Int32Array;
   /**
-   * Writes the prepared run's values into `out`, field by field: field `f` (numbered over the layout
-   * table's kinds in order, then each kind's fields) has its values for its kind's `runRows[kind]`
-   * rows at `out[runFields[2f]]`, strings as batch ids; a list field has there its rows' element
-   * counts, followed by its `runFields[2f + 1]` elements. `lineRows[line]` is the line's row in
-   * its kind's columns: `runBases[kind]` (set by the caller before) plus its row in the run.
+   * Turns the prepared run's staged string ids into batch ids, and gives each line of the run its
+   * row in its kind's columns in `lineRows`: `runBases[kind]` (set by the caller before) plus its
+   * row in the run.
    */
-  writeRun(): void;
-  readonly out: Float64Array;
+  finishRun(): void;
   readonly runRows: Int32Array;
+  readonly runStarts: Int32Array;
   readonly runBases: Int32Array;
-  /** Per kind: the number of its first field in `runFields` (from the layout table). */
+  /** Per kind: the number of its first field (fields numbered over the layout table's kinds in order). */
   readonly firstFields: Int32Array;
-  readonly runFields: Int32Array;
+  /**
+   * Per field (by that number) of a kind the decoder reads: its staged values by row, typed as the
+   * batch's column; for a list, its rows' element offsets (rows + 1) and its elements.
+   */
+  readonly stageColumns: readonly (Int32Array | Uint8Array | Float64Array | undefined)[];
+  readonly stageOffsets: readonly (Int32Array | undefined)[];
+  readonly stageFlat: readonly (Int32Array | Float64Array | undefined)[];
   readonly lineRows: Int32Array;
 }
 
@@ -194,16 +203,41 @@ export function createCanonicalDecoder(layouts: EventLayoutTable): CanonicalDeco
     owner: undefined,
     dictIds: new Int32Array(buffer, exports.dictIds(), strings),
     forgetIds: () => exports.forgetIds(),
-    prepareRun: (first, count) => exports.prepareRun(first, count),
+    stageRun: (first, count) => exports.stageRun(first, count),
     pendingIds: new Int32Array(buffer, exports.pendingIds(), strings),
-    writeRun: () => exports.writeRun(),
-    out: new Float64Array(buffer, exports.out(), exports.valueCapacity()),
+    finishRun: () => exports.finishRun(),
     runRows: new Int32Array(buffer, exports.runRows(), exports.maxKinds()),
+    runStarts: new Int32Array(buffer, exports.runStarts(), exports.maxKinds()),
     runBases: new Int32Array(buffer, exports.runBases(), exports.maxKinds()),
     firstFields: new Int32Array(buffer, exports.firstField(), exports.maxKinds()),
-    runFields: new Int32Array(buffer, exports.runFields(), exports.maxFields() * 2),
+    ...stageViews(exports, layouts),
     lineRows: new Int32Array(buffer, exports.lineRows(), lines),
   };
+}
+
+/** The typed views of each field's staged columns, in the element types of the batch's columns. */
+function stageViews(
+  exports: DecoderExports,
+  layouts: EventLayoutTable,
+): Pick<CanonicalDecoder, "stageColumns" | "stageOffsets" | "stageFlat"> {
+  const buffer = exports.memory.buffer;
+  const rows = exports.stageRows();
+  const elements = exports.stageFlatCapacity();
+  const stageColumns: (Int32Array | Uint8Array | Float64Array | undefined)[] = [];
+  const stageOffsets: (Int32Array | undefined)[] = [];
+  const stageFlat: (Int32Array | Float64Array | undefined)[] = [];
+  for (const layout of Object.values(layouts)) {
+    for (const field of layout.fields) {
+      const number = stageColumns.length;
+      const column = exports.stageColumn(number);
+      const list = exports.stageOffsets(number);
+      const flat = exports.stageFlat(number);
+      stageColumns.push(column === 0 ? undefined : new (rowArrayOf(field.type))(buffer, column, rows));
+      stageOffsets.push(list === 0 ? undefined : new Int32Array(buffer, list, rows + 1));
+      stageFlat.push(flat === 0 ? undefined : new (elementArrayOf(field.type))(buffer, flat, elements));
+    }
+  }
+  return { stageColumns, stageOffsets, stageFlat };
 }
 
 /** Decoders kept per thread and layout table: enough for the readers a program runs side by side. */
@@ -213,7 +247,7 @@ const POOL_SIZE = 4;
  * The decoders of one layout table, shared by the readers of a thread: a reader claims one when it
  * decodes and holds it until another reader claims it (the one used longest ago goes first). A
  * program that reads thousands of small traces one after another then makes four instances, not
- * thousands (each holds 6.4 MiB of memory, whose churn made a read of a 4 KB trace take a
+ * thousands (each holds 7.7 MiB of memory, whose churn made a read of a 4 KB trace take a
  * millisecond more). A reader that lost its decoder decodes its piece again where it stands.
  */
 export class DecoderPool {

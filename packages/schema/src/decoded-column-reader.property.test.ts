@@ -271,6 +271,44 @@ describe("decodedColumnReader", () => {
     expectSameReads([piece(lines)]);
   });
 
+  it("commits runs right where a piece has more rows or list elements than the decoder stages", () => {
+    // The decoder stages at most 8,192 rows per kind and 32,768 elements per list field in one
+    // call: it stops there, and the run's next lines are decoded again from where it stopped.
+    const rows = Array.from({ length: 20_000 }, (_, index) =>
+      index % 7 === 0
+        ? `{"kind":"op","span_id":"s${index % 5}","op_name":"add","inputs":["t${index}","t${index + 1}"],"shape":[${index},2],"dtype":"f32","device":"cpu","duration_ns":${index},"timestamp_ns":0,"input_storage_bytes":0}`
+        : `{"kind":"span_end","id":"s${index}","duration_ns":${index}}`,
+    );
+    const dimensions = Array.from({ length: 100 }, (_, index) => index + 1).join(",");
+    const elements = Array.from(
+      { length: 2_000 },
+      (_, index) =>
+        `{"kind":"tensor","span_id":"s1","tensor_id":"t${index}","shape":[${dimensions}],"dtype":"f32","device":"cpu","requires_grad":false,"storage_bytes":4,"category":"parameter"}`,
+    );
+    for (const lines of [rows, elements]) {
+      const bytes = piece(lines);
+      const plainBatch = new ColumnBatch();
+      const decodedBatch = new ColumnBatch();
+      readPiece(canonicalColumnReader(plainBatch), plainBatch, bytes);
+      const decoded = decodedColumnReader(decodedBatch) as RunningReader;
+      const runKinds = new Uint8Array(Object.keys(EVENT_LAYOUTS).length).fill(RUN_READ);
+      let start = 0;
+      let line = 1;
+      let runs = 0;
+      while (start < bytes.length) {
+        const end = decoded.run(bytes, start, line, line - 1, 5_000, 10_000, runKinds, () => true);
+        expect(end).toBeGreaterThan(start);
+        line += bytes.subarray(start, end).filter((byte) => byte === 10).length;
+        start = end;
+        runs++;
+      }
+      expect(line - 1).toBe(lines.length);
+      expect(runs).toBeGreaterThan(lines.length / 5_000);
+      expect(contents(decodedBatch)).toEqual(contents(plainBatch));
+      expect(decodedBatch.strings).toEqual(plainBatch.strings);
+    }
+  });
+
   it("hands a line longer than the decoder's input to the JavaScript tier", () => {
     const long = `{"kind":"op","span_id":"s1","op_name":"${"x".repeat(1_100_000)}","inputs":[],"shape":[],"dtype":"f32","device":"cpu","duration_ns":1,"timestamp_ns":0,"input_storage_bytes":0}`;
     const short =

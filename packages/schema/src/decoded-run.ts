@@ -1,7 +1,8 @@
 // Commits a run of lines the WebAssembly decoder accepted to a ColumnBatch column by column: the
-// decoder lays out each field's values for the run side by side (canonical-decoder.c, `writeRun`),
-// so each field is one typed-array copy, and JavaScript writes per event only its line number and
-// record index. Per line, committing value by value cost more than decoding the line.
+// decoder staged each line's values in its kind's columns as it decoded it, typed as the batch's
+// columns (canonical-decoder.c), so each field of the run is one typed-array copy of the same type,
+// and JavaScript writes per event only its line number and record index. Per line, committing value
+// by value cost more than decoding the line.
 import { asciiText } from "./ascii-text.js";
 import type { CanonicalDecoder } from "./canonical-decoder.js";
 import type { ColumnBatch } from "./column-batch.js";
@@ -30,27 +31,18 @@ export function commitDecodedRun(
   line: number,
   index: number,
 ): void {
-  const pending = decoder.prepareRun(first, count);
+  const pending = decoder.stageRun(first, count);
   if (pending < 0) throw new RangeError(`decoder run ${first}+${count} holds a declined line`);
   const pendingIds = decoder.pendingIds;
   for (let at = 0; at < pending; at++) internDecodedString(decoder, batch, pendingIds[at] as number);
   const columns = batch.columns;
   const bases = decoder.runBases;
   for (let code = 0; code < columns.length; code++) bases[code] = (columns[code] as KindColumns).size;
-  decoder.writeRun();
+  decoder.finishRun();
   const runRows = decoder.runRows;
-  const fields = decoder.firstFields;
   for (let code = 0; code < columns.length; code++) {
     const rows = runRows[code] as number;
-    if (rows > 0) {
-      appendColumns(
-        columns[code] as KindColumns,
-        rows,
-        decoder.out,
-        decoder.runFields,
-        fields[code] as number,
-      );
-    }
+    if (rows > 0) appendColumns(columns[code] as KindColumns, rows, decoder, code);
   }
   const at = batch.reserveEvents(count);
   batch.kinds.set(decoder.lineKinds.subarray(first, first + count), at);
@@ -64,32 +56,29 @@ export function commitDecodedRun(
   batch.size = at + count;
 }
 
-/** Copies one kind's `rows` rows of the run from `out` into its columns. */
-function appendColumns(
-  columns: KindColumns,
-  rows: number,
-  out: Float64Array,
-  runFields: Int32Array,
-  firstField: number,
-): void {
+/** Copies kind `code`'s `rows` rows of the run from the decoder's staged columns into `columns`. */
+function appendColumns(columns: KindColumns, rows: number, decoder: CanonicalDecoder, code: number): void {
   const base = columns.reserveRows(rows);
+  const start = decoder.runStarts[code] as number;
+  const firstField = decoder.firstFields[code] as number;
   const fields = columns.fields;
   for (let index = 0; index < fields.length; index++) {
     const field = fields[index] as (typeof fields)[number];
-    const from = runFields[(firstField + index) * 2] as number;
-    if (field.type === "strings" || field.type === "shape") {
-      const elements = runFields[(firstField + index) * 2 + 1] as number;
+    const staged = decoder.stageOffsets[firstField + index];
+    if (staged !== undefined) {
+      const from = staged[start] as number;
+      const elements = (staged[start + rows] as number) - from;
       KindColumns.roomForElements(field, base, elements);
       const offsets = field.offsets;
-      let end = offsets[base] as number;
-      field.flat.set(out.subarray(from + rows, from + rows + elements), end);
-      for (let row = 0; row < rows; row++) {
-        end += out[from + row] as number;
-        offsets[base + row + 1] = end;
-      }
+      const end = (offsets[base] as number) - from;
+      field.flat.set(
+        (decoder.stageFlat[firstField + index] as Int32Array | Float64Array).subarray(from, from + elements),
+        end + from,
+      );
+      for (let row = 1; row <= rows; row++) offsets[base + row] = end + (staged[start + row] as number);
     } else {
-      // The typed array converts: string ids and enum indexes to integers, the rest as doubles.
-      field.values.set(out.subarray(from, from + rows), base);
+      const values = decoder.stageColumns[firstField + index] as Int32Array | Uint8Array | Float64Array;
+      field.values.set(values.subarray(start, start + rows), base);
     }
   }
   columns.size = base + rows;

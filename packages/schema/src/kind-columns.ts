@@ -39,16 +39,24 @@ export interface FieldColumn {
   maps: (Readonly<Record<string, string>> | undefined)[];
 }
 
-function valuesFor(type: WireType, rows: number): Numbers {
+type NumbersConstructor = Int32ArrayConstructor | Uint8ArrayConstructor | Float64ArrayConstructor;
+
+/** The typed array a column of `type` holds its rows in (string ids, bytes, doubles). */
+export function rowArrayOf(type: WireType): NumbersConstructor {
   switch (type) {
     case "string":
-      return new Int32Array(rows);
+      return Int32Array;
     case "enum":
     case "boolean":
-      return new Uint8Array(rows);
+      return Uint8Array;
     default:
-      return new Float64Array(rows);
+      return Float64Array;
   }
+}
+
+/** The typed array a list column of `type` holds its elements in (string ids, dimensions). */
+export function elementArrayOf(type: WireType): Int32ArrayConstructor | Float64ArrayConstructor {
+  return type === "strings" ? Int32Array : Float64Array;
 }
 
 function fieldColumn(field: FieldLayout): FieldColumn {
@@ -57,12 +65,9 @@ function fieldColumn(field: FieldLayout): FieldColumn {
     key: field.key,
     type: field.type,
     variants: field.variants,
-    values: valuesFor(field.type, list || field.type === "string_map" ? 0 : INITIAL_ROWS),
+    values: new (rowArrayOf(field.type))(list || field.type === "string_map" ? 0 : INITIAL_ROWS),
     offsets: new Int32Array(list ? INITIAL_ROWS + 1 : 0),
-    flat:
-      field.type === "strings"
-        ? new Int32Array(list ? INITIAL_ROWS : 0)
-        : new Float64Array(list ? INITIAL_ROWS : 0),
+    flat: new (elementArrayOf(field.type))(list ? INITIAL_ROWS : 0),
     pending: 0,
     exact: new Map(),
     maps: [],

@@ -16,12 +16,14 @@
 // open-addressing table keyed by a hash of their bytes; the ids count up from 0.
 //
 //
-// A run of accepted lines is then committed column by column: `prepareRun` lists the run's strings
+// Each accepted line is also staged as it is decoded: its values go straight into its kind's
+// columns in this memory (per field: string ids as int32, enum indexes and booleans as bytes, numbers
+// as doubles; a list's elements in a flat column with per-row offsets), typed as the batch's columns
+// are. A run of accepted lines is then committed column by column: `stageRun` lists the run's strings
 // that have no id in the reader's batch yet (in the order the lines use them, the order in which the
-// JavaScript reader interns them), JavaScript gives them their batch ids in `dictIds`, and `writeRun`
-// writes each field's values for the run's rows side by side in `out`, strings as batch ids, ready for
-// one typed-array copy per field.
-//
+// JavaScript reader interns them), JavaScript gives them their batch ids in `dictIds`, `finishRun`
+// turns the run's string ids into batch ids in place and gives each line its row in the batch, and
+// JavaScript copies each field's rows with one typed-array copy of the same type.
 // Build: packages/schema/scripts/canonical-decoder-build.ts (clang, wasm32, SIMD128).
 #include <stdint.h>
 #include <wasm_simd128.h>
@@ -35,6 +37,11 @@
 #define POOL_CAPACITY 16384
 #define MAX_KINDS 128
 #define MAX_FIELDS 1024
+/** Staged rows per kind and call, fields of readable kinds, list fields, and elements per list field. */
+#define STAGE_ROWS 8192
+#define STAGE_BYTES (2 << 20)
+#define STAGE_LISTS 4
+#define STAGE_FLAT 32768
 /** dictIds: a string of this call not given a batch id yet, and one listed by prepareRun. */
 #define UNRESOLVED (-1)
 #define PENDING (-2)
@@ -69,22 +76,41 @@ static struct slot slots[TABLE_SLOTS];
 static int32_t dict_ids[STRING_CAPACITY];
 /** The strings prepareRun found without a batch id, in the order the run uses them. */
 static int32_t pending_ids[STRING_CAPACITY];
-/** The run's columns: per field, its rows' values (a list's element counts), then a list's elements. */
-static double out[VALUE_CAPACITY];
-/** Per line of the run: its row in its kind's columns of the batch. */
+/** Per line of the run: its row in its kind's columns of the batch (finishRun). */
 static int32_t line_rows[LINE_CAPACITY];
-/** Per kind: the batch's rows of that kind before the run (JavaScript sets them before writeRun). */
+/** Per line of the call: its row in its kind's staged columns. */
+static int32_t line_stage_rows[LINE_CAPACITY];
+/** Per kind: the batch's rows of that kind before the run (JavaScript sets them before finishRun). */
 static int32_t run_bases[MAX_KINDS];
-/** Per kind: the run's lines of that kind. */
+/** Per kind: the run's lines of that kind, and the staged row of the first of them. */
 static int32_t run_rows[MAX_KINDS];
-/** Per field of the layout (kinds in order, each kind's fields in order): where it starts in `out`, and its elements (lists). */
-static int32_t run_fields[MAX_FIELDS * 2];
-/** Per kind: the index of its first field in run_fields. */
+static int32_t run_starts[MAX_KINDS];
+/** Per kind: the index of its first field in the layout's numbering of fields (kinds in order). */
 static int32_t first_field[MAX_KINDS];
 static int32_t field_count = 0;
-/** Per field: the next element of a list field's run (writeRun). */
-static int32_t flat_cursor[MAX_FIELDS];
-static int32_t row_cursor[MAX_KINDS];
+/**
+ * The staged columns: per field of a readable kind, its rows (int32 string ids, bytes, or doubles) in
+ * `stage`; per list field, its rows' element offsets (rows + 1) and its elements. Each column starts
+ * STAGE_SKEW bytes past the end of the one before: columns a power of two apart put the row a line
+ * writes in each of them in the same cache set.
+ */
+#define STAGE_SKEW 192
+static double stage[STAGE_BYTES / 8];
+static int32_t stage_offsets[STAGE_LISTS][STAGE_ROWS + 1];
+static double stage_flat[STAGE_LISTS][STAGE_FLAT + STAGE_SKEW];
+/** Per field: its column's first byte in `stage`, or (lists) its slot in stage_offsets and stage_flat; -1 when none. */
+static int32_t stage_slot[MAX_FIELDS];
+static int32_t list_slot[MAX_FIELDS];
+/** Field `global`'s staged column (it has one). */
+static inline void *column_of(int32_t global) { return (uint8_t *)stage + stage_slot[global]; }
+/** The staged elements of list slot `list`. */
+static inline double *elements_of(int32_t list) { return stage_flat[list] + list * (STAGE_SKEW / 8); }
+/** Per kind: its rows staged in this call. */
+static int32_t stage_rows[MAX_KINDS];
+/** Per kind k: its string and string-list fields in layout order, string_fields[kind_strings[k] ..
+ * kind_strings[k + 1]). */
+static int32_t string_fields[MAX_FIELDS];
+static int32_t kind_strings[MAX_KINDS + 1];
 static int32_t run_first = 0;
 static int32_t run_count = 0;
 static int32_t recorded_lines = 0;
@@ -116,12 +142,23 @@ __attribute__((export_name("valueCapacity"))) int32_t value_capacity(void) { ret
 __attribute__((export_name("stringCapacity"))) int32_t string_capacity(void) { return STRING_CAPACITY; }
 __attribute__((export_name("dictIds"))) int32_t *dict_ids_address(void) { return dict_ids; }
 __attribute__((export_name("pendingIds"))) int32_t *pending_ids_address(void) { return pending_ids; }
-__attribute__((export_name("out"))) double *out_address(void) { return out; }
 __attribute__((export_name("lineRows"))) int32_t *line_rows_address(void) { return line_rows; }
 __attribute__((export_name("runRows"))) int32_t *run_rows_address(void) { return run_rows; }
 __attribute__((export_name("firstField"))) int32_t *first_field_address(void) { return first_field; }
 __attribute__((export_name("runBases"))) int32_t *run_bases_address(void) { return run_bases; }
-__attribute__((export_name("runFields"))) int32_t *run_fields_address(void) { return run_fields; }
+__attribute__((export_name("runStarts"))) int32_t *run_starts_address(void) { return run_starts; }
+/** Field `global`'s staged column, its list offsets, and its list elements: addresses, 0 when none. */
+__attribute__((export_name("stageColumn"))) void *stage_column(int32_t global) {
+  return global >= 0 && global < field_count && stage_slot[global] >= 0 ? column_of(global) : 0;
+}
+__attribute__((export_name("stageOffsets"))) int32_t *stage_offsets_address(int32_t global) {
+  return global >= 0 && global < field_count && list_slot[global] >= 0 ? stage_offsets[list_slot[global]] : 0;
+}
+__attribute__((export_name("stageFlat"))) void *stage_flat_address(int32_t global) {
+  return global >= 0 && global < field_count && list_slot[global] >= 0 ? elements_of(list_slot[global]) : 0;
+}
+__attribute__((export_name("stageRows"))) int32_t stage_row_capacity(void) { return STAGE_ROWS; }
+__attribute__((export_name("stageFlatCapacity"))) int32_t stage_flat_capacity(void) { return STAGE_FLAT; }
 __attribute__((export_name("maxKinds"))) int32_t max_kinds(void) { return MAX_KINDS; }
 __attribute__((export_name("maxFields"))) int32_t max_fields(void) { return MAX_FIELDS; }
 __attribute__((export_name("layoutCapacity"))) int32_t layout_capacity(void) { return LAYOUT_CAPACITY; }
@@ -314,14 +351,18 @@ static inline int push(double value) {
   return 1;
 }
 
-/** Reads one field's value at *cursor into `values`; 0 when the line is not canonical here. */
-static int read_value(const uint8_t **cursor, const int32_t *field) {
+/**
+ * Reads one field's value at *cursor into `values`, and stages it as field `global`'s value in row
+ * `row` of its kind's staged columns; 0 when the line is not canonical here.
+ */
+static int read_value(const uint8_t **cursor, const int32_t *field, int32_t global, int32_t row) {
   switch (field[2]) {
     case STRING: {
       const uint8_t *start;
       int32_t length;
       if (!scan_string(cursor, &start, &length)) return 0;
       int32_t id = field_string_id((int32_t)(field - layout), start, length);
+      ((int32_t *)column_of(global))[row] = id;
       return id >= 0 && push((double)id);
     }
     case ENUM: {
@@ -333,12 +374,14 @@ static int read_value(const uint8_t **cursor, const int32_t *field) {
       int32_t guess = last_call[place] == call ? last_id[place] : 0;
       const int32_t *variant = layout + field[4];
       if (field[5] > 0 && variant[guess * 2 + 1] == length && literal_at(start, variant[guess * 2], length)) {
+        ((uint8_t *)column_of(global))[row] = (uint8_t)guess;
         return push((double)guess);
       }
       for (int32_t index = 0; index < field[5]; index++, variant += 2) {
         if (variant[1] == length && literal_at(start, variant[0], length)) {
           last_call[place] = call;
           last_id[place] = index;
+          ((uint8_t *)column_of(global))[row] = (uint8_t)index;
           return push((double)index);
         }
       }
@@ -346,20 +389,25 @@ static int read_value(const uint8_t **cursor, const int32_t *field) {
     }
     case U64: {
       double value = read_u64(cursor);
+      ((double *)column_of(global))[row] = value;
       return value >= 0 && push(value);
     }
     case F64: {
       double value;
-      return read_f64(cursor, &value) && push(value);
+      if (!read_f64(cursor, &value)) return 0;
+      ((double *)column_of(global))[row] = value;
+      return push(value);
     }
     case BOOLEAN: {
       const uint8_t *at = *cursor;
       if (at[0] == 't' && at[1] == 'r' && at[2] == 'u' && at[3] == 'e') {
         *cursor = at + 4;
+        ((uint8_t *)column_of(global))[row] = 1;
         return push(1);
       }
       if (at[0] == 'f' && at[1] == 'a' && at[2] == 'l' && at[3] == 's' && at[4] == 'e') {
         *cursor = at + 5;
+        ((uint8_t *)column_of(global))[row] = 0;
         return push(0);
       }
       return 0;
@@ -371,31 +419,38 @@ static int read_value(const uint8_t **cursor, const int32_t *field) {
       at++;
       int32_t count_at = value_count;
       if (!push(0)) return 0;
+      int32_t list = list_slot[global];
+      int32_t element_at = stage_offsets[list][row];
       int32_t count = 0;
-      if (*at == ']') {
-        *cursor = at + 1;
-        return 1;
-      }
-      for (;;) {
-        if (field[2] == STRINGS) {
-          const uint8_t *start;
-          int32_t length;
-          if (!scan_string(&at, &start, &length)) return 0;
-          int32_t id = intern(start, length);
-          if (id < 0 || !push((double)id)) return 0;
-        } else {
-          double value = read_u64(&at);
-          if (value < 0 || !push(value)) return 0;
+      if (*at != ']') {
+        for (;;) {
+          if (element_at >= STAGE_FLAT) {
+            full = 1;
+            return 0;
+          }
+          if (field[2] == STRINGS) {
+            const uint8_t *start;
+            int32_t length;
+            if (!scan_string(&at, &start, &length)) return 0;
+            int32_t id = intern(start, length);
+            if (id < 0 || !push((double)id)) return 0;
+            ((int32_t *)elements_of(list))[element_at++] = id;
+          } else {
+            double value = read_u64(&at);
+            if (value < 0 || !push(value)) return 0;
+            elements_of(list)[element_at++] = value;
+          }
+          count++;
+          if (*at == ',') {
+            at++;
+            continue;
+          }
+          if (*at != ']') return 0;
+          break;
         }
-        count++;
-        if (*at == ',') {
-          at++;
-          continue;
-        }
-        if (*at != ']') return 0;
-        break;
       }
       values[count_at] = (double)count;
+      stage_offsets[list][row + 1] = element_at;
       *cursor = at + 1;
       return 1;
     }
@@ -417,6 +472,30 @@ static inline double absent(int32_t type) {
     default:
       return 0; // boolean false; a list of no elements
   }
+}
+
+/** Stages the marker of absent field `global` (of `type`) in `row`, and pushes it to `values`. */
+static int absent_value(int32_t type, int32_t global, int32_t row) {
+  switch (type) {
+    case STRING:
+      ((int32_t *)column_of(global))[row] = -1;
+      break;
+    case ENUM:
+      ((uint8_t *)column_of(global))[row] = 255;
+      break;
+    case BOOLEAN:
+      ((uint8_t *)column_of(global))[row] = 0;
+      break;
+    case STRINGS:
+    case SHAPE: {
+      int32_t list = list_slot[global];
+      stage_offsets[list][row + 1] = stage_offsets[list][row];
+      break;
+    }
+    default:
+      ((double *)column_of(global))[row] = absent(type);
+  }
+  return push(absent(type));
 }
 
 // The kinds by the first letter of their name, so a line is compared with one or two names only.
@@ -448,8 +527,36 @@ __attribute__((export_name("indexLayout"))) int32_t index_layout(void) {
   for (int32_t kind = 0; kind < kinds; kind++) {
     first_field[kind] = field_count;
     field_count += layout[layout[1 + kind] + 3];
+    if (field_count > MAX_FIELDS) return 0;
   }
-  return field_count <= MAX_FIELDS;
+  // Staged columns for the fields of the kinds the decoder reads; a table with more than they hold
+  // gets no decoder (the JavaScript tiers read it).
+  int32_t stage_end = 0;
+  int32_t lists = 0;
+  int32_t strings = 0;
+  for (int32_t kind = 0; kind < kinds; kind++) {
+    const int32_t *entry = layout + layout[1 + kind];
+    kind_strings[kind] = strings;
+    const int32_t *field = entry + 4;
+    for (int32_t index = 0; index < entry[3]; index++, field += FIELD_INTS) {
+      int32_t global = first_field[kind] + index;
+      stage_slot[global] = -1;
+      list_slot[global] = -1;
+      if (!entry[2]) continue;
+      if (field[2] == STRINGS || field[2] == SHAPE) {
+        if (lists == STAGE_LISTS) return 0;
+        list_slot[global] = lists++;
+      } else {
+        int32_t bytes = (field[2] == STRING ? 4 : field[2] == ENUM || field[2] == BOOLEAN ? 1 : 8) * STAGE_ROWS;
+        if (stage_end + bytes > STAGE_BYTES) return 0;
+        stage_slot[global] = stage_end;
+        stage_end += bytes + STAGE_SKEW;
+      }
+      if (field[2] == STRING || field[2] == STRINGS) string_fields[strings++] = global;
+    }
+  }
+  kind_strings[kinds] = strings;
+  return 1;
 }
 
 /** Decodes the line at `at` (which ends with the LF at `end`); its kind code, or -1. */
@@ -467,14 +574,20 @@ static int32_t decode_line(const uint8_t *at, const uint8_t *end) {
     if (!literal_at(at, entry[0], name_length) || at[name_length] != '"') continue;
     if (!entry[2]) return -1;
     at += name_length + 1;
+    int32_t row = stage_rows[kind];
+    if (row >= STAGE_ROWS) {
+      full = 1;
+      return -1;
+    }
     int32_t fields = entry[3];
+    int32_t global = first_field[kind];
     const int32_t *field = entry + 4;
-    for (int32_t index = 0; index < fields; index++, field += FIELD_INTS) {
+    for (int32_t index = 0; index < fields; index++, field += FIELD_INTS, global++) {
       if (literal_at(at, field[0], field[1])) {
         at += field[1];
-        if (!read_value(&at, field)) return -1;
+        if (!read_value(&at, field, global, row)) return -1;
       } else if (field[3]) {
-        if (!push(absent(field[2]))) return -1;
+        if (!absent_value(field[2], global, row)) return -1;
       } else {
         return -1;
       }
@@ -507,6 +620,8 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
   string_count = 0;
   value_count = 0;
   full = 0;
+  for (int32_t kind = 0; kind < layout[0]; kind++) stage_rows[kind] = 0;
+  for (int32_t list = 0; list < STAGE_LISTS; list++) stage_offsets[list][0] = 0;
   // A line's last value may be scanned up to 16 bytes on: the padding must not look like a value.
   for (int32_t index = 0; index < 16; index++) input[length + index] = 0;
   const uint8_t *stop = input + length;
@@ -519,6 +634,7 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
     int32_t kind = decode_line(input + start, input + end);
     if (full) break;
     if (kind < 0) value_count = first_value;
+    else line_stage_rows[lines] = stage_rows[kind]++;
     line_starts[lines] = start;
     line_ends[lines] = end;
     line_kinds[lines] = kind;
@@ -536,66 +652,42 @@ __attribute__((export_name("forgetIds"))) void forget_ids(void) {
 }
 
 /**
- * Prepares the run of `count` accepted lines from line `first` of the last call: counts its rows per
- * kind and its list elements, places each field in `out`, and lists in pending_ids the strings it
+ * Prepares the commit of the run of `count` accepted lines from line `first` of the last call: counts
+ * its rows per kind (and the staged row of each kind's first), and lists in pending_ids the strings it
  * uses that have no batch id yet, each once, in the order the lines use them. Returns how many it
  * listed (JavaScript then sets their dictIds), or -1 when the run is not one of accepted lines.
  */
-__attribute__((export_name("prepareRun"))) int32_t prepare_run(int32_t first, int32_t count) {
+__attribute__((export_name("stageRun"))) int32_t stage_run(int32_t first, int32_t count) {
   if (first < 0 || count <= 0 || first + count > recorded_lines) return -1;
   int32_t kinds = layout[0];
   for (int32_t kind = 0; kind < kinds; kind++) run_rows[kind] = 0;
-  for (int32_t field = 0; field < field_count; field++) run_fields[field * 2 + 1] = 0;
   int32_t pending = 0;
   for (int32_t line = first; line < first + count; line++) {
     int32_t kind = line_kinds[line];
     if (kind < 0) return -1;
-    run_rows[kind]++;
-    const int32_t *entry = layout + layout[1 + kind];
-    const int32_t *field = entry + 4;
-    const double *value = values + line_values[line];
-    int32_t global = first_field[kind];
-    for (int32_t index = 0; index < entry[3]; index++, field += FIELD_INTS, global++) {
-      switch (field[2]) {
-        case STRING: {
-          int32_t id = (int32_t)*value++;
-          if (id >= 0 && dict_ids[id] == UNRESOLVED) {
-            dict_ids[id] = PENDING;
-            pending_ids[pending++] = id;
-          }
-          break;
-        }
-        case STRINGS: {
-          int32_t elements = (int32_t)*value++;
-          run_fields[global * 2 + 1] += elements;
-          for (int32_t element = 0; element < elements; element++) {
-            int32_t id = (int32_t)*value++;
-            if (dict_ids[id] == UNRESOLVED) {
-              dict_ids[id] = PENDING;
-              pending_ids[pending++] = id;
-            }
-          }
-          break;
-        }
-        case SHAPE: {
-          int32_t elements = (int32_t)*value++;
-          run_fields[global * 2 + 1] += elements;
-          value += elements;
-          break;
-        }
-        default:
-          value++;
+    int32_t row = line_stage_rows[line];
+    if (run_rows[kind]++ == 0) run_starts[kind] = row;
+    for (int32_t at = kind_strings[kind]; at < kind_strings[kind + 1]; at++) {
+      int32_t global = string_fields[at];
+      int32_t list = list_slot[global];
+      const int32_t *ids;
+      int32_t from, to;
+      if (list < 0) {
+        ids = (const int32_t *)column_of(global);
+        from = row;
+        to = row + 1;
+      } else {
+        ids = (const int32_t *)elements_of(list);
+        from = stage_offsets[list][row];
+        to = stage_offsets[list][row + 1];
       }
-    }
-  }
-  // Each field's place in `out`: its rows, then (lists) its elements; the run's values fill `out`
-  // exactly as they filled `values`, so it never overflows.
-  int32_t at = 0;
-  for (int32_t kind = 0; kind < kinds; kind++) {
-    int32_t fields = layout[layout[1 + kind] + 3];
-    for (int32_t global = first_field[kind]; global < first_field[kind] + fields; global++) {
-      run_fields[global * 2] = at;
-      at += run_rows[kind] + run_fields[global * 2 + 1];
+      for (int32_t element = from; element < to; element++) {
+        int32_t id = ids[element];
+        if (id >= 0 && dict_ids[id] == UNRESOLVED) {
+          dict_ids[id] = PENDING;
+          pending_ids[pending++] = id;
+        }
+      }
     }
   }
   run_first = first;
@@ -604,44 +696,37 @@ __attribute__((export_name("prepareRun"))) int32_t prepare_run(int32_t first, in
 }
 
 /**
- * Writes the run prepareRun placed: every field's values for its rows, strings as batch ids, and
- * each line's row in the batch's columns of its kind.
+ * Finishes the run stageRun prepared: its staged string ids become batch ids in place (each kind's
+ * rows of the run are staged side by side), and each line gets its row in its kind's columns of the
+ * batch, `run_bases[kind]` (set by JavaScript) on.
  */
-__attribute__((export_name("writeRun"))) void write_run(void) {
-  int32_t kinds = layout[0];
-  for (int32_t kind = 0; kind < kinds; kind++) row_cursor[kind] = 0;
-  for (int32_t field = 0; field < field_count; field++) flat_cursor[field] = 0;
+__attribute__((export_name("finishRun"))) void finish_run(void) {
   for (int32_t line = run_first; line < run_first + run_count; line++) {
     int32_t kind = line_kinds[line];
-    int32_t row = row_cursor[kind]++;
-    line_rows[line] = run_bases[kind] + row;
-    const int32_t *entry = layout + layout[1 + kind];
-    const int32_t *field = entry + 4;
-    const double *value = values + line_values[line];
-    int32_t global = first_field[kind];
-    for (int32_t index = 0; index < entry[3]; index++, field += FIELD_INTS, global++) {
-      double *column = out + run_fields[global * 2];
-      switch (field[2]) {
-        case STRING: {
-          int32_t id = (int32_t)*value++;
-          column[row] = id < 0 ? id : dict_ids[id];
-          break;
-        }
-        case STRINGS:
-        case SHAPE: {
-          int32_t elements = (int32_t)*value++;
-          column[row] = elements;
-          double *flat = column + run_rows[kind] + flat_cursor[global];
-          flat_cursor[global] += elements;
-          if (field[2] == STRINGS) {
-            for (int32_t element = 0; element < elements; element++) flat[element] = dict_ids[(int32_t)*value++];
-          } else {
-            for (int32_t element = 0; element < elements; element++) flat[element] = *value++;
-          }
-          break;
-        }
-        default:
-          column[row] = *value++;
+    line_rows[line] = run_bases[kind] + line_stage_rows[line] - run_starts[kind];
+  }
+  int32_t kinds = layout[0];
+  for (int32_t kind = 0; kind < kinds; kind++) {
+    int32_t rows = run_rows[kind];
+    if (rows == 0) continue;
+    int32_t start = run_starts[kind];
+    for (int32_t at = kind_strings[kind]; at < kind_strings[kind + 1]; at++) {
+      int32_t global = string_fields[at];
+      int32_t list = list_slot[global];
+      int32_t *ids;
+      int32_t from, to;
+      if (list < 0) {
+        ids = (int32_t *)column_of(global);
+        from = start;
+        to = start + rows;
+      } else {
+        ids = (int32_t *)elements_of(list);
+        from = stage_offsets[list][start];
+        to = stage_offsets[list][start + rows];
+      }
+      for (int32_t element = from; element < to; element++) {
+        int32_t id = ids[element];
+        if (id >= 0) ids[element] = dict_ids[id];
       }
     }
   }
