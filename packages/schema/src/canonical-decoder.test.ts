@@ -99,9 +99,10 @@ describe("the canonical decoder", () => {
           );
           decoder.input.set(bytes);
           if (decoder.decode(bytes.length) !== 1 || (decoder.lineKinds[0] as number) < 0) return;
-          // norm is the last field: the line's last value.
-          const values = decoder.values.subarray(decoder.lineValues[0] as number);
-          expect(Object.is(values[4], Number(text))).toBe(true);
+          // norm is the gradient's last field, staged in the line's row of its column.
+          const code = Object.keys(EVENT_LAYOUTS).indexOf("gradient");
+          const norm = decoder.stageColumns[(decoder.firstFields[code] as number) + 4] as Float64Array;
+          expect(Object.is(norm[decoder.lineStageRows[0] as number], Number(text))).toBe(true);
           read++;
         },
       ),

@@ -26,18 +26,16 @@ interface DecoderExports {
   readonly memory: WebAssembly.Memory;
   decode(length: number): number;
   input(): number;
-  values(): number;
   lineStarts(): number;
   lineEnds(): number;
   lineKinds(): number;
-  lineValues(): number;
+  lineStageRows(): number;
   stringOffsets(): number;
   stringLengths(): number;
   layout(): number;
   pool(): number;
   inputCapacity(): number;
   lineCapacity(): number;
-  valueCapacity(): number;
   stringCapacity(): number;
   layoutCapacity(): number;
   /**
@@ -70,12 +68,11 @@ export interface CanonicalDecoder {
   decode(length: number): number;
   readonly input: Uint8Array;
   readonly inputCapacity: number;
-  /** Per line: its first byte, its LF, its kind code (-1: declined), where its values start. */
+  /** Per line: its first byte, its LF, its kind code (-1: declined), its row in its kind's staged columns. */
   readonly lineStarts: Int32Array;
   readonly lineEnds: Int32Array;
   readonly lineKinds: Int32Array;
-  readonly lineValues: Int32Array;
-  readonly values: Float64Array;
+  readonly lineStageRows: Int32Array;
   /** Per string id of the last call: its bytes in `input`. */
   readonly stringOffsets: Int32Array;
   readonly stringLengths: Int32Array;
@@ -196,8 +193,7 @@ export function createCanonicalDecoder(layouts: EventLayoutTable): CanonicalDeco
     lineStarts: new Int32Array(buffer, exports.lineStarts(), lines),
     lineEnds: new Int32Array(buffer, exports.lineEnds(), lines),
     lineKinds: new Int32Array(buffer, exports.lineKinds(), lines),
-    lineValues: new Int32Array(buffer, exports.lineValues(), lines),
-    values: new Float64Array(buffer, exports.values(), exports.valueCapacity()),
+    lineStageRows: new Int32Array(buffer, exports.lineStageRows(), lines),
     stringOffsets: new Int32Array(buffer, exports.stringOffsets(), strings),
     stringLengths: new Int32Array(buffer, exports.stringLengths(), strings),
     owner: undefined,
@@ -247,7 +243,7 @@ const POOL_SIZE = 4;
  * The decoders of one layout table, shared by the readers of a thread: a reader claims one when it
  * decodes and holds it until another reader claims it (the one used longest ago goes first). A
  * program that reads thousands of small traces one after another then makes four instances, not
- * thousands (each holds 7.7 MiB of memory, whose churn made a read of a 4 KB trace take a
+ * thousands (each holds 5.6 MiB of memory, whose churn made a read of a 4 KB trace take a
  * millisecond more). A reader that lost its decoder decodes its piece again where it stands.
  */
 export class DecoderPool {

@@ -23,8 +23,9 @@ export interface ColumnLineReader extends CanonicalColumnReader {
    * Reads the run of lines from `start` on that the decoder accepted, committed together, numbered
    * from `line` and `index` on: at most `maxLines`, each at most `maxLength` bytes, and by kind code
    * as `runKinds` says: RUN_READ, RUN_STOP (the run ends before such a line), or RUN_CHECK (the line
-   * joins the run when `check` returns true, given the text of its first field, a string). Returns
-   * where the line after the run starts, or -1 when it read none (that line is then for `read`).
+   * joins the run when `check` returns true, given the text of its first field, a string; the empty
+   * string for a kind whose first field is not one). Returns where the line after the run starts, or
+   * -1 when it read none (that line is then for `read`).
    */
   run?(
     bytes: Uint8Array,
@@ -46,24 +47,25 @@ export const RUN_READ = 0;
 export const RUN_STOP = 1;
 export const RUN_CHECK = 2;
 
-/** The function committing kind `code`'s decoded values from `V[v]` on as the batch's next row. */
+/** The function committing kind `code`'s line staged in row `s` of the decoder's columns as the batch's next row. */
 function commitSource(layout: EventLayout, code: number): string {
-  let body = `function commit${code}(v) {\nconst r = K${code}.reserve();\n`;
+  let body = `function commit${code}(s) {\nconst r = K${code}.reserve();\n`;
   layout.fields.forEach((field, index) => {
     const column = `F${code}_${index}`;
+    const staged = `S${code}_${index}`;
     switch (field.type) {
       case "string":
-        body += `${column}.values[r] = sid(V[v++]);\n`;
+        body += `${column}.values[r] = sid(${staged}[s]);\n`;
         break;
       case "strings":
       case "shape": {
-        const element = field.type === "strings" ? "sid(V[v++])" : "V[v++]";
+        const element = field.type === "strings" ? `sid(E${code}_${index}[e])` : `E${code}_${index}[e]`;
         body += `${column}.pending = ${column}.offsets[r];\n`;
-        body += `for (let n = V[v++]; n > 0; n--) {\nconst at = flatSlot(${column});\n${column}.flat[at] = ${element};\n}\n`;
+        body += `for (let e = O${code}_${index}[s], end = O${code}_${index}[s + 1]; e < end; e++) {\nconst at = flatSlot(${column});\n${column}.flat[at] = ${element};\n}\n`;
         break;
       }
-      default: // enum index, boolean 0/1, u64, f64: the decoder wrote the column's numbers and markers
-        body += `${column}.values[r] = V[v++];\n`;
+      default: // enum index, boolean 0/1, u64, f64: the decoder staged the column's numbers and markers
+        body += `${column}.values[r] = ${staged}[s];\n`;
     }
   });
   return `${body}K${code}.commit();\n}\n`;
@@ -71,30 +73,45 @@ function commitSource(layout: EventLayout, code: number): string {
 
 function readerSource(layouts: EventLayoutTable): string {
   let bound = "const B = batch;\n";
+  let staged = "";
+  let views = "";
   let commits = "";
   let cases = "";
   Object.values(layouts).forEach((layout, code) => {
     if (!decoderReads(layout)) return;
     bound += `const K${code} = B.columns[${code}];\n`;
-    layout.fields.forEach((_, index) => {
+    layout.fields.forEach((field, index) => {
       bound += `const F${code}_${index} = K${code}.fields[${index}];\n`;
+      const number = `D.firstFields[${code}] + ${index}`;
+      if (field.type === "strings" || field.type === "shape") {
+        staged += `let O${code}_${index}, E${code}_${index};\n`;
+        views += `O${code}_${index} = D.stageOffsets[${number}];\nE${code}_${index} = D.stageFlat[${number}];\n`;
+      } else {
+        staged += `let S${code}_${index};\n`;
+        views += `S${code}_${index} = D.stageColumns[${number}];\n`;
+      }
     });
+    // A run's check is given the text of the line's first field, a string.
+    if (layout.fields[0]?.type === "string") views += `FIRST[${code}] = S${code}_0;\n`;
     commits += commitSource(layout, code);
-    cases += `case ${code}: commit${code}(LV[at]); break;\n`;
+    cases += `case ${code}: commit${code}(LR[at]); break;\n`;
   });
   return `return function bind(batch, pool, fallback) {
 ${bound}// The decoder this reader holds, claimed from the pool when it decodes, and its views.
 const me = {};
-let D, V, LS, LE, LK, LV, SO, SL, IN, DI, capacity = 0;
+let D, LS, LE, LK, LR, SO, SL, IN, DI, capacity = 0;
+// Its staged columns (S), list offsets (O) and elements (E) by kind and field, and each kind's first
+// field's column.
+${staged}const FIRST = [];
 let generation = -1, source = null, base = 0, count = 0, next = 0;
 function claim() {
 D = pool.claim(me);
 if (D === undefined) return false;
-V = D.values;
 LS = D.lineStarts;
 LE = D.lineEnds;
 LK = D.lineKinds;
-LV = D.lineValues;
+LR = D.lineStageRows;
+${views}
 SO = D.stringOffsets;
 SL = D.stringLengths;
 IN = D.input;
@@ -152,9 +169,13 @@ if (code < 0 || LE[at] - LS[at] > maxLength) break;
 const mode = runKinds[code];
 if (mode === ${RUN_STOP}) break;
 if (mode === ${RUN_CHECK}) {
-const w = V[LV[at]];
-const from = SO[w];
-if (!check(code, asciiText(IN, from, from + SL[w]), line + at - first, index + at - first)) break;
+const named = FIRST[code];
+let text = "";
+if (named !== undefined) {
+const w = named[LR[at]];
+text = asciiText(IN, SO[w], SO[w] + SL[w]);
+}
+if (!check(code, text, line + at - first, index + at - first)) break;
 }
 at++;
 }

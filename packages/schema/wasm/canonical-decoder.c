@@ -1,5 +1,6 @@
 // The canonical-bytes tier in WebAssembly: decodes every canonical line of a piece of a trace in one
-// call, into values that generated JavaScript commits to a ColumnBatch (decoded-column-reader.ts).
+// call, into typed columns that JavaScript copies into a ColumnBatch (decoded-run.ts) or commits line
+// by line with generated code (decoded-column-reader.ts).
 //
 // The wire facts come from the layout table at run time: JavaScript writes each kind's name, its
 // fields' key literals (`,"name":`), types, presence and enum variants into `layout` and `pool`
@@ -9,28 +10,25 @@
 // no kind with a string map (`meta`). Any other line is declined (kind -1) and the JavaScript tiers
 // decide it, as they decide every line without the decoder.
 //
-// Per line it records where the line starts and ends, its kind code and where its values start in
-// `values`: one double per field in layout order (a string as its id in this call's dictionary, an
-// enum as its variant index, a boolean as 0 or 1, a u64 as its value; a list as its length and then
-// its elements; absent optional fields as the column markers). Strings are interned per call in an
-// open-addressing table keyed by a hash of their bytes; the ids count up from 0.
+// Per line it records where the line starts and ends, its kind code and its row in its kind's staged
+// columns. It writes each field's value straight into that row, typed as the batch's columns are: a
+// string as its id in this call's dictionary (int32), an enum's variant index and a boolean as a byte,
+// a u64 or a float as a double, a list's elements in a flat column with per-row offsets, and absent
+// optional fields as the column markers. Strings are interned per call in an open-addressing table
+// keyed by a hash of their bytes; the ids count up from 0.
 //
-//
-// Each accepted line is also staged as it is decoded: its values go straight into its kind's
-// columns in this memory (per field: string ids as int32, enum indexes and booleans as bytes, numbers
-// as doubles; a list's elements in a flat column with per-row offsets), typed as the batch's columns
-// are. A run of accepted lines is then committed column by column: `stageRun` lists the run's strings
-// that have no id in the reader's batch yet (in the order the lines use them, the order in which the
+// A run of accepted lines is committed column by column: `stageRun` lists the run's strings that
+// have no id in the reader's batch yet (in the order the lines use them, the order in which the
 // JavaScript reader interns them), JavaScript gives them their batch ids in `dictIds`, `finishRun`
 // turns the run's string ids into batch ids in place and gives each line its row in the batch, and
 // JavaScript copies each field's rows with one typed-array copy of the same type.
+//
 // Build: packages/schema/scripts/canonical-decoder-build.ts (clang, wasm32, SIMD128).
 #include <stdint.h>
 #include <wasm_simd128.h>
 
 #define INPUT_CAPACITY (1 << 20)
 #define LINE_CAPACITY 32768
-#define VALUE_CAPACITY (1 << 18)
 #define TABLE_SLOTS (1 << 14)
 #define STRING_CAPACITY (TABLE_SLOTS / 2)
 #define LAYOUT_CAPACITY 4096
@@ -52,11 +50,9 @@ enum { FIELD_INTS = 6 };
 
 // SIMD loads may read up to 15 bytes past the input's last line: padding keeps them in memory.
 static uint8_t input[INPUT_CAPACITY + 16];
-static double values[VALUE_CAPACITY];
 static int32_t line_starts[LINE_CAPACITY];
 static int32_t line_ends[LINE_CAPACITY];
 static int32_t line_kinds[LINE_CAPACITY];
-static int32_t line_values[LINE_CAPACITY];
 static int32_t string_offsets[STRING_CAPACITY];
 static int32_t string_lengths[STRING_CAPACITY];
 /**
@@ -122,23 +118,20 @@ static uint8_t pool[POOL_CAPACITY + 16];
 
 static uint32_t call = 0;
 static int32_t string_count = 0;
-static int32_t value_count = 0;
 /** Set when a table is full: the line is not recorded and decoding stops there. */
 static int full = 0;
 
 __attribute__((export_name("input"))) uint8_t *input_address(void) { return input; }
-__attribute__((export_name("values"))) double *values_address(void) { return values; }
 __attribute__((export_name("lineStarts"))) int32_t *line_starts_address(void) { return line_starts; }
 __attribute__((export_name("lineEnds"))) int32_t *line_ends_address(void) { return line_ends; }
 __attribute__((export_name("lineKinds"))) int32_t *line_kinds_address(void) { return line_kinds; }
-__attribute__((export_name("lineValues"))) int32_t *line_values_address(void) { return line_values; }
+__attribute__((export_name("lineStageRows"))) int32_t *line_stage_rows_address(void) { return line_stage_rows; }
 __attribute__((export_name("stringOffsets"))) int32_t *string_offsets_address(void) { return string_offsets; }
 __attribute__((export_name("stringLengths"))) int32_t *string_lengths_address(void) { return string_lengths; }
 __attribute__((export_name("layout"))) int32_t *layout_address(void) { return layout; }
 __attribute__((export_name("pool"))) uint8_t *pool_address(void) { return pool; }
 __attribute__((export_name("inputCapacity"))) int32_t input_capacity(void) { return INPUT_CAPACITY; }
 __attribute__((export_name("lineCapacity"))) int32_t line_capacity(void) { return LINE_CAPACITY; }
-__attribute__((export_name("valueCapacity"))) int32_t value_capacity(void) { return VALUE_CAPACITY; }
 __attribute__((export_name("stringCapacity"))) int32_t string_capacity(void) { return STRING_CAPACITY; }
 __attribute__((export_name("dictIds"))) int32_t *dict_ids_address(void) { return dict_ids; }
 __attribute__((export_name("pendingIds"))) int32_t *pending_ids_address(void) { return pending_ids; }
@@ -342,18 +335,9 @@ static inline int32_t field_string_id(int32_t place, const uint8_t *start, int32
   return id;
 }
 
-static inline int push(double value) {
-  if (value_count >= VALUE_CAPACITY) {
-    full = 1;
-    return 0;
-  }
-  values[value_count++] = value;
-  return 1;
-}
-
 /**
- * Reads one field's value at *cursor into `values`, and stages it as field `global`'s value in row
- * `row` of its kind's staged columns; 0 when the line is not canonical here.
+ * Reads one field's value at *cursor and stages it as field `global`'s value in row `row` of its
+ * kind's staged columns; 0 when the line is not canonical here.
  */
 static int read_value(const uint8_t **cursor, const int32_t *field, int32_t global, int32_t row) {
   switch (field[2]) {
@@ -363,7 +347,7 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
       if (!scan_string(cursor, &start, &length)) return 0;
       int32_t id = field_string_id((int32_t)(field - layout), start, length);
       ((int32_t *)column_of(global))[row] = id;
-      return id >= 0 && push((double)id);
+      return id >= 0;
     }
     case ENUM: {
       const uint8_t *start;
@@ -375,14 +359,14 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
       const int32_t *variant = layout + field[4];
       if (field[5] > 0 && variant[guess * 2 + 1] == length && literal_at(start, variant[guess * 2], length)) {
         ((uint8_t *)column_of(global))[row] = (uint8_t)guess;
-        return push((double)guess);
+        return 1;
       }
       for (int32_t index = 0; index < field[5]; index++, variant += 2) {
         if (variant[1] == length && literal_at(start, variant[0], length)) {
           last_call[place] = call;
           last_id[place] = index;
           ((uint8_t *)column_of(global))[row] = (uint8_t)index;
-          return push((double)index);
+          return 1;
         }
       }
       return 0;
@@ -390,25 +374,25 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
     case U64: {
       double value = read_u64(cursor);
       ((double *)column_of(global))[row] = value;
-      return value >= 0 && push(value);
+      return value >= 0;
     }
     case F64: {
       double value;
       if (!read_f64(cursor, &value)) return 0;
       ((double *)column_of(global))[row] = value;
-      return push(value);
+      return 1;
     }
     case BOOLEAN: {
       const uint8_t *at = *cursor;
       if (at[0] == 't' && at[1] == 'r' && at[2] == 'u' && at[3] == 'e') {
         *cursor = at + 4;
         ((uint8_t *)column_of(global))[row] = 1;
-        return push(1);
+        return 1;
       }
       if (at[0] == 'f' && at[1] == 'a' && at[2] == 'l' && at[3] == 's' && at[4] == 'e') {
         *cursor = at + 5;
         ((uint8_t *)column_of(global))[row] = 0;
-        return push(0);
+        return 1;
       }
       return 0;
     }
@@ -417,11 +401,8 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
       const uint8_t *at = *cursor;
       if (*at != '[') return 0;
       at++;
-      int32_t count_at = value_count;
-      if (!push(0)) return 0;
       int32_t list = list_slot[global];
       int32_t element_at = stage_offsets[list][row];
-      int32_t count = 0;
       if (*at != ']') {
         for (;;) {
           if (element_at >= STAGE_FLAT) {
@@ -433,14 +414,13 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
             int32_t length;
             if (!scan_string(&at, &start, &length)) return 0;
             int32_t id = intern(start, length);
-            if (id < 0 || !push((double)id)) return 0;
+            if (id < 0) return 0;
             ((int32_t *)elements_of(list))[element_at++] = id;
           } else {
             double value = read_u64(&at);
-            if (value < 0 || !push(value)) return 0;
+            if (value < 0) return 0;
             elements_of(list)[element_at++] = value;
           }
-          count++;
           if (*at == ',') {
             at++;
             continue;
@@ -449,7 +429,6 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
           break;
         }
       }
-      values[count_at] = (double)count;
       stage_offsets[list][row + 1] = element_at;
       *cursor = at + 1;
       return 1;
@@ -459,23 +438,8 @@ static int read_value(const uint8_t **cursor, const int32_t *field, int32_t glob
   }
 }
 
-/** The column marker of an absent optional field of `type`. */
-static inline double absent(int32_t type) {
-  switch (type) {
-    case STRING:
-    case U64:
-      return -1;
-    case ENUM:
-      return 255;
-    case F64:
-      return __builtin_nan("");
-    default:
-      return 0; // boolean false; a list of no elements
-  }
-}
-
-/** Stages the marker of absent field `global` (of `type`) in `row`, and pushes it to `values`. */
-static int absent_value(int32_t type, int32_t global, int32_t row) {
+/** Stages the marker of absent field `global` (of `type`) in `row`. */
+static void absent_value(int32_t type, int32_t global, int32_t row) {
   switch (type) {
     case STRING:
       ((int32_t *)column_of(global))[row] = -1;
@@ -493,9 +457,8 @@ static int absent_value(int32_t type, int32_t global, int32_t row) {
       break;
     }
     default:
-      ((double *)column_of(global))[row] = absent(type);
+      ((double *)column_of(global))[row] = type == F64 ? __builtin_nan("") : -1;
   }
-  return push(absent(type));
 }
 
 // The kinds by the first letter of their name, so a line is compared with one or two names only.
@@ -587,7 +550,7 @@ static int32_t decode_line(const uint8_t *at, const uint8_t *end) {
         at += field[1];
         if (!read_value(&at, field, global, row)) return -1;
       } else if (field[3]) {
-        if (!absent_value(field[2], global, row)) return -1;
+        absent_value(field[2], global, row);
       } else {
         return -1;
       }
@@ -618,7 +581,6 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
   call++;
   recorded_lines = 0;
   string_count = 0;
-  value_count = 0;
   full = 0;
   for (int32_t kind = 0; kind < layout[0]; kind++) stage_rows[kind] = 0;
   for (int32_t list = 0; list < STAGE_LISTS; list++) stage_offsets[list][0] = 0;
@@ -630,15 +592,12 @@ __attribute__((export_name("decode"))) int32_t decode(int32_t length) {
   while (lines < LINE_CAPACITY) {
     int32_t end = line_feed(input + start, stop);
     if (end < 0) break;
-    int32_t first_value = value_count;
     int32_t kind = decode_line(input + start, input + end);
     if (full) break;
-    if (kind < 0) value_count = first_value;
-    else line_stage_rows[lines] = stage_rows[kind]++;
+    if (kind >= 0) line_stage_rows[lines] = stage_rows[kind]++;
     line_starts[lines] = start;
     line_ends[lines] = end;
     line_kinds[lines] = kind;
-    line_values[lines] = first_value;
     lines++;
     start = end + 1;
   }
