@@ -77,6 +77,48 @@ describe("the canonical decoder", () => {
     ]);
   });
 
+  it("reads an integer of 1 to 15 digits as its value, and declines longer ones and leading zeros", () => {
+    // The decoder reads digits eight bytes at a time: every count of digits, each byte that may
+    // follow them, and a number at the very end of the input.
+    const decoder = createCanonicalDecoder(EVENT_LAYOUTS);
+    if (decoder === undefined) throw new Error("no decoder");
+    const code = Object.keys(EVENT_LAYOUTS).indexOf("span_end");
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[0-9]{1,18}$/),
+        // What may follow the digits, as bytes: 0xfa and 0xff (never in UTF-8) carry when 6 is added.
+        fc.constantFrom(
+          ...["}", ".5}", "e3}", ",}", " }", "a}", "\u00fa}", ":}", "/}"].map((text) => [
+            ...encoder.encode(text),
+          ]),
+          [0xfa, 0x7d],
+          [0xff, 0x7d],
+        ),
+        fc.boolean(),
+        (digits, after, last) => {
+          const line = [...encoder.encode(`{"kind":"span_end","id":"s","duration_ns":${digits}`), ...after];
+          const bytes = Uint8Array.from(last ? line : [...line, 10, ...line, 10]);
+          decoder.input.set(bytes);
+          const lines = decoder.decode(bytes.length);
+          if (last) {
+            // No LF: the line is not one the decoder records.
+            expect(lines).toBe(0);
+            return;
+          }
+          const wanted =
+            after.length === 1 && digits.length <= 15 && (digits.length === 1 || !digits.startsWith("0"));
+          expect(decoder.lineKinds[0]).toBe(wanted ? code : -1);
+          expect(decoder.lineEnds[0]).toBe(bytes.indexOf(10));
+          if (wanted) {
+            const durations = decoder.stageColumns[(decoder.firstFields[code] as number) + 1] as Float64Array;
+            expect(durations[decoder.lineStageRows[0] as number]).toBe(Number(digits));
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
   it("reads a float as Number() reads its text, or declines it", () => {
     const decoder = createCanonicalDecoder(EVENT_LAYOUTS);
     if (decoder === undefined) throw new Error("no decoder");
