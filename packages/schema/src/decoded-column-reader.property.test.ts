@@ -19,7 +19,7 @@ import {
   RUN_STOP,
 } from "./decoded-column-reader.js";
 import { encodeTraceEvent } from "./encode-events.js";
-import { EVENT_LAYOUTS } from "./event-layouts.js";
+import { EVENT_LAYOUTS, type EventLayoutTable } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
 
 const encoder = new TextEncoder();
@@ -477,6 +477,36 @@ describe("decodedColumnReader", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("gives a run's check the empty string for a line whose first field is an absent string", () => {
+    // A table whose span_end id is optional: the check sees the id where there is one, "" where not.
+    const layouts = {
+      ...EVENT_LAYOUTS,
+      span_end: {
+        ...EVENT_LAYOUTS.span_end,
+        fields: EVENT_LAYOUTS.span_end.fields.map((field) =>
+          field.key === "id" ? { ...field, presence: "optional" } : field,
+        ),
+      },
+    } as EventLayoutTable;
+    const code = Object.keys(layouts).indexOf("span_end");
+    const batch = new ColumnBatch(layouts);
+    const read = compileDecodedColumnReader(layouts)(batch) as RunningReader;
+    const runKinds = new Uint8Array(Object.keys(layouts).length).fill(RUN_CHECK);
+    const seen: string[] = [];
+    const bytes = piece([
+      '{"kind":"span_end","id":"s1","duration_ns":5}',
+      '{"kind":"span_end","duration_ns":6}',
+    ]);
+    const end = read.run(bytes, 0, 1, 0, 10, 1000, runKinds, (kind, text) => {
+      expect(kind).toBe(code);
+      seen.push(text);
+      return true;
+    });
+    expect(end).toBe(bytes.length);
+    expect(seen).toEqual(["s1", ""]);
+    expect(batch.size).toBe(2);
   });
 
   it("is the JavaScript tier alone where code generation is forbidden", () => {

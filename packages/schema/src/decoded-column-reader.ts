@@ -24,8 +24,8 @@ export interface ColumnLineReader extends CanonicalColumnReader {
    * from `line` and `index` on: at most `maxLines`, each at most `maxLength` bytes, and by kind code
    * as `runKinds` says: RUN_READ, RUN_STOP (the run ends before such a line), or RUN_CHECK (the line
    * joins the run when `check` returns true, given the text of its first field, a string; the empty
-   * string for a kind whose first field is not one). Returns where the line after the run starts, or
-   * -1 when it read none (that line is then for `read`).
+   * string where the line has none or the kind's first field is not one). Returns where the line
+   * after the run starts, or -1 when it read none (that line is then for `read`).
    */
   run?(
     bytes: Uint8Array,
@@ -170,11 +170,8 @@ const mode = runKinds[code];
 if (mode === ${RUN_STOP}) break;
 if (mode === ${RUN_CHECK}) {
 const named = FIRST[code];
-let text = "";
-if (named !== undefined) {
-const w = named[LR[at]];
-text = asciiText(IN, SO[w], SO[w] + SL[w]);
-}
+const w = named === undefined ? -1 : named[LR[at]];
+const text = w < 0 ? "" : asciiText(IN, SO[w], SO[w] + SL[w]);
 if (!check(code, text, line + at - first, index + at - first)) break;
 }
 at++;
