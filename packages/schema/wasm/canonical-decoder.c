@@ -647,6 +647,22 @@ __attribute__((export_name("forgetIds"))) void forget_ids(void) {
 }
 
 /**
+ * The staged string ids of string or string-list field `global` in the `rows` rows from `row` on:
+ * returns the column they are in, and sets [*from, *to) to their places there.
+ */
+static inline int32_t *staged_ids(int32_t global, int32_t row, int32_t rows, int32_t *from, int32_t *to) {
+  int32_t list = list_slot[global];
+  if (list < 0) {
+    *from = row;
+    *to = row + rows;
+    return (int32_t *)column_of(global);
+  }
+  *from = stage_offsets[list][row];
+  *to = stage_offsets[list][row + rows];
+  return (int32_t *)elements_of(list);
+}
+
+/**
  * Prepares the commit of the run of `count` accepted lines from line `first` of the last call: counts
  * its rows per kind (and the staged row of each kind's first), and lists in pending_ids the strings it
  * uses that have no batch id yet, each once, in the order the lines use them. Returns how many it
@@ -663,19 +679,8 @@ __attribute__((export_name("stageRun"))) int32_t stage_run(int32_t first, int32_
     int32_t row = line_stage_rows[line];
     if (run_rows[kind]++ == 0) run_starts[kind] = row;
     for (int32_t at = kind_strings[kind]; at < kind_strings[kind + 1]; at++) {
-      int32_t global = string_fields[at];
-      int32_t list = list_slot[global];
-      const int32_t *ids;
       int32_t from, to;
-      if (list < 0) {
-        ids = (const int32_t *)column_of(global);
-        from = row;
-        to = row + 1;
-      } else {
-        ids = (const int32_t *)elements_of(list);
-        from = stage_offsets[list][row];
-        to = stage_offsets[list][row + 1];
-      }
+      const int32_t *ids = staged_ids(string_fields[at], row, 1, &from, &to);
       for (int32_t element = from; element < to; element++) {
         int32_t id = ids[element];
         if (id >= 0 && dict_ids[id] == UNRESOLVED) {
@@ -706,19 +711,8 @@ __attribute__((export_name("finishRun"))) void finish_run(void) {
     if (rows == 0) continue;
     int32_t start = run_starts[kind];
     for (int32_t at = kind_strings[kind]; at < kind_strings[kind + 1]; at++) {
-      int32_t global = string_fields[at];
-      int32_t list = list_slot[global];
-      int32_t *ids;
       int32_t from, to;
-      if (list < 0) {
-        ids = (int32_t *)column_of(global);
-        from = start;
-        to = start + rows;
-      } else {
-        ids = (int32_t *)elements_of(list);
-        from = stage_offsets[list][start];
-        to = stage_offsets[list][start + rows];
-      }
+      int32_t *ids = staged_ids(string_fields[at], start, rows, &from, &to);
       for (int32_t element = from; element < to; element++) {
         int32_t id = ids[element];
         if (id >= 0) ids[element] = dict_ids[id];
