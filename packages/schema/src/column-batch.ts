@@ -53,6 +53,21 @@ export interface ColumnBatchMessage {
   }[];
 }
 
+/** An empty array whose elements V8 already holds as references, as strings are held. */
+const NO_STRINGS: string[] = [""];
+NO_STRINGS.length = 0;
+
+/**
+ * A new, empty dictionary of its own. An empty array literal starts out as an array of small
+ * integers, and the first string pushed changes its kind: the interning code V8 had optimized on
+ * the dictionary of the batch before was then thrown away at the first string of the next (one
+ * deoptimization and a recompile of the reader's interning path per cold read). A copy of an empty
+ * array of references is of the kind the dictionary stays.
+ */
+function emptyDictionary(): string[] {
+  return NO_STRINGS.slice();
+}
+
 export class ColumnBatch {
   readonly layouts: EventLayoutTable;
   /** Per kind code (the layout table's order), its columns. */
@@ -65,7 +80,7 @@ export class ColumnBatch {
   lines: Float64Array = new Float64Array(INITIAL_EVENTS);
   indexes: Float64Array = new Float64Array(INITIAL_EVENTS);
   /** The batch's string dictionary: string columns hold indexes into it. */
-  strings: string[] = [];
+  strings: string[] = emptyDictionary();
   /** Ids of the longer strings (and of those not ASCII). */
   readonly #ids = new Map<string, number>();
   /** Ids of the short ASCII strings, by their bytes. */
@@ -90,6 +105,11 @@ export class ColumnBatch {
     this.#codes = new Map(this.columns.map((columns) => [columns.kind, columns.code]));
     this.#builders =
       compile === undefined ? buildersOf(layouts) : compileColumnEventBuilders(layouts, compile);
+    // Cleared once at birth, so that V8 sees the fields a clear rewrites (the dictionary, its short
+    // ids' stamp, the generation) rewritten before it optimizes code on them: the code it compiles
+    // during the first batch then stays valid when the second begins, where its first compile of
+    // the interning path was abandoned.
+    this.clear();
   }
 
   /** The kind code of `kind` (its position in the layout table), or -1. */
@@ -198,7 +218,7 @@ export class ColumnBatch {
   clear(): void {
     this.size = 0;
     for (const columns of this.columns) columns.clear();
-    this.strings = [];
+    this.strings = emptyDictionary();
     this.#unindexed = false;
     this.#ids.clear();
     this.#short.clear();
