@@ -37,11 +37,20 @@ export class ShortStringIds {
     const stamps = this.#stamps;
     const stamp = this.#stamp;
     let slot = hashWords(length, word0, word1, word2) & this.#mask;
+    const ids = this.#ids;
     while (stamps[slot] === stamp) {
       const at = slot * 4;
-      if (keys[at] === length && keys[at + 1] === word0 && keys[at + 2] === word1 && keys[at + 3] === word2) {
-        return this.#ids[slot] as number;
-      }
+      // Every probe runs the same loads and operations: all four words in one test, and the id read
+      // whether it matches or not. A reader's lookups are mostly of new strings, which stop early,
+      // and a load or comparison V8 had never seen run before it optimized the reader threw the
+      // reader back to the interpreter the first time a lookup went that far.
+      const differences =
+        ((keys[at] as number) ^ length) |
+        ((keys[at + 1] as number) ^ word0) |
+        ((keys[at + 2] as number) ^ word1) |
+        ((keys[at + 3] as number) ^ word2);
+      const id = ids[slot] as number;
+      if (differences === 0) return id;
       slot = (slot + 1) & this.#mask;
     }
     this.#free = slot;
