@@ -11,11 +11,15 @@ import { compareCodePoints, hashString } from "@cg/schema/core";
 const EMPTY = 0;
 /**
  * Tables start small and double: the growth paths then run early in any process (on the first
- * few dozen ids), so V8 has seen them before it optimizes the callers. A table that first grows
- * in the middle of a big file would make V8 discard the reader's optimized loop there.
+ * few ids), so V8 has seen them, and the arrays they replace, before it optimizes the callers. A
+ * table that first grows in the middle of a big file would make V8 discard the reader's optimized
+ * loop there; one that first grew at its 64th id, 10,000 lines into a writer-made trace, made it
+ * abandon its first compile of the column reader's run loop, which had begun by then.
  */
-const FIRST_CAPACITY = 64;
-const FIRST_ARENA_BYTES = 256;
+const FIRST_CAPACITY = 8;
+const FIRST_ARENA_BYTES = 32;
+/** A bit set's first words (see FIRST_CAPACITY). */
+const FIRST_WORDS = 1;
 
 function isAscii(value: string): boolean {
   for (let index = 0; index < value.length; index++) if (value.charCodeAt(index) > 0x7f) return false;
@@ -201,7 +205,7 @@ export class IdTable {
 
 /** A growable array of bits by index (e.g. "span i was started"). */
 export class BitSet {
-  #words = new Uint32Array(FIRST_CAPACITY / 32);
+  #words = new Uint32Array(FIRST_WORDS);
 
   has(index: number): boolean {
     const word = index >>> 5;
