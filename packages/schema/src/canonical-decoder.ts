@@ -119,9 +119,9 @@ let compiled: WebAssembly.Module | null | undefined;
 function decoderModule(): WebAssembly.Module | undefined {
   if (compiled === undefined) {
     try {
-      const text = atob(CANONICAL_DECODER_MODULE);
-      const bytes = new Uint8Array(text.length);
-      for (let index = 0; index < text.length; index++) bytes[index] = text.charCodeAt(index);
+      // The builtin drives the loop: one written here ran long enough for V8 to compile it
+      // mid-loop, and then threw that code away after it, once per process.
+      const bytes = Uint8Array.from(atob(CANONICAL_DECODER_MODULE), (character) => character.charCodeAt(0));
       compiled = new WebAssembly.Module(bytes);
     } catch {
       compiled = null; // no WebAssembly, no SIMD, or no synchronous compile here
