@@ -1,3 +1,4 @@
+import { setFlagsFromString } from "node:v8";
 import { expect, test } from "vitest";
 import { ColumnBatch } from "./column-batch.js";
 
@@ -28,4 +29,18 @@ test("every batch and every clear has a generation no other has", () => {
     seen.add(batch.generation);
   }
   expect(seen.size).toBe(4);
+});
+
+test("a dictionary holds references from the start, as it will once it holds strings", () => {
+  // An array literal starts out as small integers; the first string pushed changed its kind, and V8
+  // threw away the interning code it had optimized on the last batch's dictionary.
+  setFlagsFromString("--allow-natives-syntax");
+  const hasSmallIntegerElements = new Function("array", "return %HasSmiElements(array)") as (
+    array: unknown[],
+  ) => boolean;
+  const batch = new ColumnBatch();
+  expect(hasSmallIntegerElements(batch.strings)).toBe(false);
+  batch.intern("t0");
+  batch.clear();
+  expect(hasSmallIntegerElements(batch.strings)).toBe(false);
 });

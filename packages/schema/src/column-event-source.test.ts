@@ -5,8 +5,10 @@
 import { setFlagsFromString } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { ColumnBatch } from "./column-batch.js";
+import { compileColumnEventBuilders } from "./column-event-source.js";
 import { decodedColumnReader } from "./decoded-column-reader.js";
 import { encodeTraceEvent } from "./encode-events.js";
+import type { EventLayoutTable } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
 
 setFlagsFromString("--allow-natives-syntax");
@@ -84,5 +86,24 @@ describe("events built from columns", () => {
     expect(big.duration_ns).toBe(4294967296);
     expect(big.timestamp_ns).toBe(18446744073709551615n);
     expect(big.shape).toEqual([4294967296, 3]);
+  });
+});
+
+describe("the builders", () => {
+  it("compile for any kind name, each named after its kind as an identifier", () => {
+    const KIND = "a-kind \u00e9 (x)";
+    const layouts: EventLayoutTable = {
+      [KIND]: {
+        kind: KIND,
+        fields: [{ key: "id", type: "string", presence: "required", null: "rejected" }],
+      },
+    };
+    const [build] = compileColumnEventBuilders(layouts) as NonNullable<
+      ReturnType<typeof compileColumnEventBuilders>
+    >;
+    expect(build?.name).toBe("build_a_kind____x_");
+    const batch = new ColumnBatch(layouts);
+    batch.appendEvent({ kind: KIND, id: "s1" } as never, 1, 0);
+    expect(batch.columnEvent(0)).toEqual({ kind: KIND, id: "s1" });
   });
 });

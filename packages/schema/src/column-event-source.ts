@@ -48,7 +48,8 @@ function valueSource(field: FieldLayout, index: number): string {
 }
 
 function builderSource(layout: EventLayout): string {
-  let body = "function (columns, row, strings) {\n";
+  // Named after its kind (as an identifier) for profiles and V8's traces.
+  let body = `function build_${layout.kind.replace(/[^A-Za-z0-9_]/g, "_")}(columns, row, strings) {\n`;
   layout.fields.forEach((field, index) => {
     body += valueSource(field, index);
   });
