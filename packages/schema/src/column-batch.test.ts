@@ -1,5 +1,5 @@
-import { setFlagsFromString } from "node:v8";
 import { expect, test } from "vitest";
+import { hasSmallIntegerElements } from "../test/v8-predicates.js";
 import { ColumnBatch } from "./column-batch.js";
 
 test("each batch and each clear starts a dictionary of its own", () => {
@@ -34,10 +34,6 @@ test("every batch and every clear has a generation no other has", () => {
 test("a dictionary holds references from the start, as it will once it holds strings", () => {
   // An array literal starts out as small integers; the first string pushed changed its kind, and V8
   // threw away the interning code it had optimized on the last batch's dictionary.
-  setFlagsFromString("--allow-natives-syntax");
-  const hasSmallIntegerElements = new Function("array", "return %HasSmiElements(array)") as (
-    array: unknown[],
-  ) => boolean;
   const batch = new ColumnBatch();
   expect(hasSmallIntegerElements(batch.strings)).toBe(false);
   batch.intern("t0");

@@ -2,20 +2,14 @@
 // unboxed. The columns are Float64Arrays, whose values V8 would otherwise store in each event as a
 // boxed number (a 100 MB trace's document grew from 102 to 119 MiB of heap that way). Checked with
 // V8's own predicates, which a test may use once natives syntax is allowed.
-import { setFlagsFromString } from "node:v8";
 import { describe, expect, it } from "vitest";
+import { hasSmallIntegerElements, isSmallInteger } from "../test/v8-predicates.js";
 import { ColumnBatch } from "./column-batch.js";
 import { compileColumnEventBuilders } from "./column-event-source.js";
 import { decodedColumnReader } from "./decoded-column-reader.js";
 import { encodeTraceEvent } from "./encode-events.js";
 import type { EventLayoutTable } from "./event-layouts.js";
 import type { TraceEvent } from "./events.js";
-
-setFlagsFromString("--allow-natives-syntax");
-const isSmallInteger = new Function("value", "return %IsSmi(value)") as (value: unknown) => boolean;
-const hasSmallIntegerElements = new Function("array", "return %HasSmiElements(array)") as (
-  array: unknown[],
-) => boolean;
 
 const OP = {
   kind: "op",
