@@ -5,7 +5,7 @@
 import { ColumnBatch } from "@cg/schema/core";
 import type { ReadOptions } from "./line-processor.js";
 import { createColumnProcessor, processChunks } from "./process-chunks.js";
-import { type TraceEventRecord, takeRecords } from "./read-trace-events.js";
+import { emptyTaken, type TraceEventRecord, takeRecords } from "./read-trace-events.js";
 import type { TraceSource } from "./trace-source.js";
 
 export interface BatchReadOptions extends ReadOptions {
@@ -26,6 +26,7 @@ const DEFAULT_BATCH_SIZE = 512;
 function records(batch: ColumnBatch): TraceEventRecord[] {
   const taken: TraceEventRecord[] = [];
   takeRecords(batch, taken);
+  emptyTaken(batch);
   return taken;
 }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { fixturesDir } from "@cg/tooling-vitest";
 import { describe, expect, it } from "vitest";
-import { parseTrace, parseTraceText, readTraceEvents, TraceParseError } from "./index.js";
+import { parseTrace, parseTraceText, readTraceBatches, readTraceEvents, TraceParseError } from "./index.js";
 
 const golden = readFileSync(join(fixturesDir, "valid/golden-train.jsonl"));
 const goldenText = golden.toString("utf8");
@@ -76,6 +76,37 @@ describe("readTraceEvents sources", () => {
       expect(count).toBe(1 + body.flat().length);
       expect(diagnostics).toEqual([body.flat().length + 2]);
     }
+  });
+
+  it("gives every event its own strings across steps that share the batch's dictionary", async () => {
+    // Thousands of steps' worth of ops: names repeat from step to step, tensor ids are new in each
+    // (the dictionary passes its cap and restarts several times along the way).
+    const lines = goldenText.trimEnd().split("\n");
+    const op = JSON.parse(lines.find((line) => line.includes('"kind":"op"')) as string);
+    const body = Array.from({ length: 20_000 }, (_, at) =>
+      JSON.stringify({
+        ...op,
+        op_name: `op${at % 7}`,
+        inputs: [`t${at}`, `t${at + 1}`],
+        output: `t${at + 2}`,
+      }),
+    );
+    // Inside the golden trace's spans (their starts first, their ends last), as a writer orders them.
+    const starts = lines.filter((line) => line.includes('"kind":"span_start"'));
+    const ends = lines.filter((line) => line.includes('"kind":"span_end"'));
+    const all = [lines[0], ...starts, ...body, ...ends] as string[];
+    // Bytes, as a file is read: the column reader decodes them (a string is read by the text tiers).
+    const bytes = new TextEncoder().encode(`${all.join("\n")}\n`);
+    // The golden lines carry every key, so each event is the line as JSON.parse reads it.
+    const expected = all.map((line) => JSON.parse(line));
+    const events = [];
+    for await (const { event } of readTraceEvents(bytes)) events.push(event);
+    expect(events).toEqual(expected);
+    const batched = [];
+    for await (const batch of readTraceBatches(bytes, { batchSize: 300 }))
+      for (const { event } of batch) batched.push(event);
+    expect(batched).toEqual(expected);
+    expect(events[starts.length + 20_000]).toMatchObject({ op_name: `op${19_999 % 7}`, output: "t20001" });
   });
 
   it("stops reading when the consumer stops", async () => {

@@ -13,9 +13,20 @@ export interface TraceEventRecord {
 }
 
 /**
+ * The most strings the event readers' batch keeps interned from one step to the next. Steps are
+ * small (a few hundred events), and a dictionary restarted at each made the reader intern the same
+ * span ids, names and devices again at every step (a quarter more strings per read). Kept below the
+ * size at which the batch's short-string table first grows: with 16,384, its first growth rewrote
+ * the table's fields and V8 abandoned its optimized interning code, which cost more than it saved.
+ */
+const KEPT_STRINGS = 1_024;
+
+/**
  * Writes the events of `batch` (made from its columns, or the text tiers' own objects) with their
- * lines and indexes into `records` from index `from` on, clears the batch, and returns the index
- * after the last one written.
+ * lines and indexes into `records` from index `from` on, and returns the index after the last one
+ * written. The caller then empties the batch (`emptyTaken`): emptied here, after the loop, the
+ * first optimized code of this function (compiled during its first loop) met the emptying before
+ * it had ever run, and was thrown away.
  */
 export function takeRecords(batch: ColumnBatch, records: (TraceEventRecord | undefined)[], from = 0): number {
   const lines = batch.lines;
@@ -24,8 +35,12 @@ export function takeRecords(batch: ColumnBatch, records: (TraceEventRecord | und
   for (let at = 0; at < batch.size; at++) {
     records[to++] = { event: batch.event(at), line: lines[at] as number, index: indexes[at] as number };
   }
-  batch.clear();
   return to;
+}
+
+/** Empties the batch whose records were taken; its dictionary is kept up to KEPT_STRINGS strings. */
+export function emptyTaken(batch: ColumnBatch): void {
+  batch.clearEvents(KEPT_STRINGS);
 }
 
 /**
@@ -108,6 +123,7 @@ class TraceEventIterator implements AsyncGenerator<TraceEventRecord, void, undef
       }
       // The events before a defect are handed out before its error.
       this.#filled = takeRecords(this.#batch, this.#records, this.#filled);
+      emptyTaken(this.#batch);
       this.#count = this.#filled;
       if (this.#count > 0) return this.next();
     }

@@ -40,3 +40,48 @@ test("a dictionary holds references from the start, as it will once it holds str
   batch.clear();
   expect(hasSmallIntegerElements(batch.strings)).toBe(false);
 });
+
+test("clearEvents keeps the dictionary, its ids and generation up to the cap, past it restarts", () => {
+  const batch = new ColumnBatch();
+  const op = {
+    kind: "op",
+    span_id: "s1",
+    op_name: "matmul",
+    inputs: ["t1"],
+    shape: [2, 3],
+    dtype: "f32",
+    device: "cpu",
+    duration_ns: 5,
+    timestamp_ns: 0,
+    input_storage_bytes: 0,
+  } as const;
+  // The first call restarts whatever the size (so the restart has run before V8 optimizes callers).
+  batch.appendEvent(op, 1, 0);
+  const firstGeneration = batch.generation;
+  batch.clearEvents(100);
+  expect(batch.generation).not.toBe(firstGeneration);
+  expect(batch.strings).toEqual([]);
+
+  batch.appendEvent(op, 2, 1);
+  const kept = batch.strings;
+  const generation = batch.generation;
+  const ids = kept.map((text) => batch.intern(text));
+  batch.clearEvents(100);
+  expect(batch.size).toBe(0);
+  expect(batch.of("op").size).toBe(0);
+  expect(batch.strings).toBe(kept);
+  expect(batch.generation).toBe(generation);
+  // The same strings get the same ids; a new one the next.
+  expect(kept.map((text) => batch.intern(text))).toEqual(ids);
+  expect(batch.intern("a-new-string")).toBe(kept.length - 1);
+  // Events appended after the clear are read with the kept dictionary.
+  batch.appendEvent({ ...op, op_name: "add" }, 3, 2);
+  expect(batch.columnEvent(0)).toEqual({ ...op, op_name: "add" });
+
+  // Past the cap, a dictionary of its own and a new generation, as `clear` gives.
+  batch.clearEvents(2);
+  expect(batch.strings).not.toBe(kept);
+  expect(batch.strings).toEqual([]);
+  expect(batch.generation).not.toBe(generation);
+  expect(batch.size).toBe(0);
+});

@@ -86,6 +86,8 @@ export class ColumnBatch {
   /** Ids of the short ASCII strings, by their bytes. */
   readonly #short = new ShortStringIds();
   readonly #words = new Int32Array(3);
+  /** Whether `clearEvents` was called (its first call restarts the dictionary). */
+  #eventsCleared = false;
   /** Received from another thread: the dictionary's strings are not indexed yet. */
   #unindexed = false;
   /**
@@ -216,14 +218,35 @@ export class ColumnBatch {
 
   /** Empties the batch for reuse; buffers are kept, the dictionary starts afresh. */
   clear(): void {
-    this.size = 0;
-    for (const columns of this.columns) columns.clear();
+    this.#clearEvents();
     this.strings = emptyDictionary();
     this.#unindexed = false;
     this.#ids.clear();
     this.#short.clear();
-    if (this.#decoded.length > 0) this.#decoded = [];
     this.generation = newGeneration();
+  }
+
+  /**
+   * Empties the batch of its events but keeps its dictionary, ids and generation while it holds at
+   * most `maxStrings` strings (beyond that, `clear`). For an owner that turns every batch into
+   * event objects before the next one and lends the dictionary to nobody: small batches that each
+   * restarted the dictionary interned the same names and ids again, batch after batch.
+   */
+  clearEvents(maxStrings: number): void {
+    // The first call restarts the dictionary whatever its size: the restart has then run before V8
+    // optimizes the owner's loop, which it would otherwise throw away at the first restart.
+    if (this.strings.length > maxStrings || !this.#eventsCleared) {
+      this.#eventsCleared = true;
+      this.clear();
+    } else {
+      this.#clearEvents();
+    }
+  }
+
+  #clearEvents(): void {
+    this.size = 0;
+    for (const columns of this.columns) columns.clear();
+    if (this.#decoded.length > 0) this.#decoded = [];
   }
 
   /** Appends an event decoded elsewhere (the text tiers), values normalised as the wire says. */
