@@ -139,6 +139,9 @@ describe("decodeCanonicalLine", () => {
       '{"kind":"span_end","id":"s1","duration_ns":42} }',
       '{"kind":"span_end","id":"s1","duration_ns":42}\u000c',
       '{"kind":"span_end", "id" :"s1" ,"duration_ns" : t}',
+      '{"kind":"span_end", "id ":"s1","duration_ns":42}',
+      '{"kind":"span_end", " id":"s1","duration_ns":42}',
+      '{ "kind" : "span_end", "id":"s1", "duration _ns":42}',
       '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[1 2],"dtype":"f32","device":"cpu","requires_grad":false,"category":"other"}',
       '{"kind":"tensor","span_id":"s","tensor_id":"t","shape":[1,2],"dtype":"f32","device":"cpu","requires_grad":fal se,"category":"other"}',
     ]) {
