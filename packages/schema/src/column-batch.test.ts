@@ -1,6 +1,7 @@
 import { expect, test } from "vitest";
 import { hasSmallIntegerElements } from "../test/v8-predicates.js";
 import { ColumnBatch } from "./column-batch.js";
+import type { OpEvent } from "./events.js";
 
 test("each batch and each clear starts a dictionary of its own", () => {
   const first = new ColumnBatch();
@@ -43,7 +44,7 @@ test("a dictionary holds references from the start, as it will once it holds str
 
 test("clearEvents keeps the dictionary, its ids and generation up to the cap, past it restarts", () => {
   const batch = new ColumnBatch();
-  const op = {
+  const op: OpEvent = {
     kind: "op",
     span_id: "s1",
     op_name: "matmul",
@@ -54,7 +55,7 @@ test("clearEvents keeps the dictionary, its ids and generation up to the cap, pa
     duration_ns: 5,
     timestamp_ns: 0,
     input_storage_bytes: 0,
-  } as const;
+  };
   // The first call restarts whatever the size (so the restart has run before V8 optimizes callers).
   batch.appendEvent(op, 1, 0);
   const firstGeneration = batch.generation;
