@@ -29,24 +29,28 @@ function streamLikeRun(args: string[]): StreamLikeRun {
 const withFlags = (flags: string[]) => streamLikeRun(["--flags", JSON.stringify(flags)]);
 
 describe("V8 settings", () => {
-  it("V8 knows every flag, and set at run time they keep the young generation at its first size", () => {
+  // V8 may also halve the young generation where it measures a low allocation rate (a busy machine
+  // that stalls the run): the settings are about growth, so the tests bound the size from above.
+  it("V8 knows every flag, and set at run time they keep the young generation from growing", () => {
     // An unknown flag only prints a line on stderr; its setting would silently not apply.
     const tuned = withFlags(V8_SETTINGS.map(({ flag }) => flag));
     expect(tuned.stderr).toBe("");
     expect(withFlags(["--heap-growing-percnt=50"]).stderr).toMatch(/unrecognized flag/);
-    expect(tuned.last).toBe(tuned.first);
+    expect(tuned.last).toBeLessThanOrEqual(tuned.first);
     const byDefault = withFlags([]);
-    expect(byDefault.last).toBeGreaterThanOrEqual(4 * tuned.last);
+    expect(byDefault.last).toBeGreaterThanOrEqual(4 * tuned.first);
   });
 
   it("grows the young generation of summary, validate and query once, 4x, and never again", () => {
     for (const command of ["summary", "validate", "query"]) {
       const { first, last } = streamLikeRun([command]);
-      // Without the stop after the first growth it would go on to 16x or more.
-      expect(last, command).toBe(4 * first);
+      // It grew (to 4x, halved at most once since), and without the stop after the first growth it
+      // would have gone on to 16x or more.
+      expect(last, command).toBeGreaterThan(first);
+      expect(last, command).toBeLessThanOrEqual(4 * first);
     }
     const view = streamLikeRun(["view"]);
-    expect(view.last).toBe(view.first);
+    expect(view.last).toBeLessThanOrEqual(view.first);
   });
 
   it("gives the growing commands their growth factor unless the user chose a young generation setting", () => {
